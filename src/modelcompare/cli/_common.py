@@ -1,0 +1,161 @@
+"""Shared CLI plumbing: common options, output (table or JSON) and exit codes.
+
+Exit codes: 0 the test ran; 1 ``--fail-on-reject`` and H0 rejected; 2 usage error; 3 unreadable or
+invalid data (one line ``Error: ...``; a traceback only with ``MODELCOMPARE_DEBUG=1``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from .._results import to_builtin
+from .._warnings import MissingDependencyError
+from ._io import DataError
+
+__all__ = [
+    "EXIT_DATA",
+    "EXIT_REJECT",
+    "common_options",
+    "emit",
+    "handle_errors",
+]
+
+EXIT_REJECT = 1
+EXIT_DATA = 3
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--seed``, ``--json``, ``--alpha``, ``--fail-on-reject`` and ``--quiet``."""
+    options = [
+        click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed."),
+        click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout."),
+        click.option(
+            "--alpha",
+            type=click.FloatRange(0, 1, min_open=True, max_open=True),
+            default=None,
+            help="Also report the decision: reject H0 iff p <= alpha.",
+        ),
+        click.option(
+            "--fail-on-reject", is_flag=True, help="Exit with code 1 when H0 is rejected at --alpha."
+        ),
+        click.option("--quiet", "-q", is_flag=True, help="Silence progress and hints on stderr."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn data and library errors into one line on stderr and exit code 3."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        debug = os.environ.get("MODELCOMPARE_DEBUG") == "1"
+        quiet = kwargs.get("quiet", False)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out = func(*args, **kwargs)
+            if not quiet:
+                for w in caught:
+                    click.echo(f"Warning: {w.message}", err=True)
+            return out
+        except (DataError, ValueError, TypeError, MissingDependencyError, OSError) as exc:
+            if debug:
+                raise
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(EXIT_DATA)
+
+    return wrapper
+
+
+def emit(
+    *,
+    test: str,
+    result: Any,
+    params: dict[str, Any],
+    seed: int | None,
+    as_json: bool,
+    alpha: float | None = None,
+    fail_on_reject: bool = False,
+    quiet: bool = False,
+    rows: list[tuple[str, Any]] | None = None,
+    started: float | None = None,
+    table: str | None = None,
+) -> None:
+    """Print a result as a table (default) or as one JSON object, then exit with the right code.
+
+    Parameters
+    ----------
+    test : str
+        Name of the test (``"c2st"``).
+    result : Result
+        The result object; its ``to_dict()`` feeds the JSON output.
+    params : dict
+        The options the test ran with.
+    seed : int or None
+        The seed actually used (printed to stderr, stored in JSON).
+    rows : list of (label, value), optional
+        Rows of the human-readable table; defaults to the scalar fields of the result.
+    table : str, optional
+        A pre-formatted table printed after the rows (e.g. a pairwise comparison table).
+    """
+    from .. import __version__
+
+    runtime = None if started is None else time.perf_counter() - started
+    pvalue = getattr(result, "pvalue", None)
+    reject = None
+    if alpha is not None and pvalue is not None and pvalue == pvalue:
+        reject = bool(pvalue <= alpha)
+    if not quiet and seed is not None:
+        click.echo(f"seed used: {seed}", err=True)
+    if as_json:
+        payload = dict(to_builtin(result.to_dict()) if hasattr(result, "to_dict") else result)
+        payload.update(
+            {"test": test, "params": to_builtin(params), "seed": seed, "version": __version__}
+        )
+        if runtime is not None:
+            payload["runtime_s"] = runtime
+        if alpha is not None:
+            payload["alpha"] = alpha
+            payload["reject"] = reject
+        click.echo(json.dumps(_jsonable(payload), sort_keys=True, allow_nan=False))
+    else:
+        if rows is None:
+            data = result.to_dict(include_arrays=False)
+            rows = [(k, v) for k, v in data.items() if not isinstance(v, list | dict)]
+        rows = [("test", test), *rows, ("seed", seed)]
+        if runtime is not None:
+            rows.append(("runtime (s)", f"{runtime:.3f}"))
+        if alpha is not None:
+            rows.append(("decision", f"{'reject' if reject else 'do not reject'} H0 at {alpha}"))
+        width = max(len(str(k)) for k, _ in rows)
+        for key, value in rows:
+            if isinstance(value, float):
+                value = f"{value:.6g}"
+            click.echo(f"{key!s:<{width}}  {value}")
+        if table:
+            click.echo()
+            click.echo(table)
+    if fail_on_reject and reject:
+        sys.exit(EXIT_REJECT)
