@@ -12,11 +12,11 @@ from sklearn.model_selection import KFold
 
 from .._random import SeedLike, check_seed
 from .._results import ConfidenceInterval, Result, result_class
-from .._validation import check_choice, check_int, check_positive, check_samples, check_same_width
+from .._validation import check_choice, check_int, check_positive, check_same_width, check_samples
 from .._warnings import ConvergenceWarning, DegenerateDataWarning
 from ._inference import conditional_pvalue, corrected_interval
 
-__all__ = ["C2STResult", "c2st", "prepare_c2st_data"]
+__all__ = ["C2STResult", "c2st", "prepare_c2st_data", "recipe_seed"]
 
 CLASSIFIERS = ("mlp", "logistic")
 
@@ -196,10 +196,11 @@ def _c2st_iv(
     return n_folds, classifier, noise_scale, hidden, max_epochs
 
 
-def _recipe_seed(seed: SeedLike, rng: np.random.Generator) -> int:
-    # sbibm passes one int to KFold and to every fold's MLP; keep that int when the caller gave one.
-    if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
-        return int(seed) % 2**32
+def recipe_seed(seed_used: int | None, rng: np.random.Generator) -> int:
+    """The int sbibm passes to KFold and to every fold's MLP: the caller's int seed when there is one
+    (the fresh entropy when ``seed`` was None), else a draw from the caller's Generator."""
+    if seed_used is not None:
+        return int(seed_used) % 2**32
     return int(rng.integers(2**32))
 
 
@@ -265,7 +266,9 @@ def c2st(
     The p-value goes beyond sbibm. A binomial test on the pooled predictions is anti-conservative
     (overlapping training sets and unstratified folds widen the null spread 1.3–1.7×). We condition
     each fold on its margins: under H0 the count of rows predicted and labelled 1 is hypergeometric
-    (Fisher's exact test per fold), and the folds' counts are summed.
+    (Fisher's exact test per fold). The folds' standardised counts are summed and their variance is
+    inflated by 1 + k·n_test/n_train (Nadeau–Bengio), for the dependence between folds. The size of
+    this test is measured by simulation (``benchmarks/c2st_null_calibration.py``).
 
     References
     ----------
@@ -286,11 +289,11 @@ def c2st(
         n_folds, classifier, noise_scale, hidden, max_epochs
     )
     rng, seed_used = check_seed(seed)
-    recipe_seed = _recipe_seed(seed, rng)
+    fold_seed = recipe_seed(seed_used, rng)
     data, labels, m = prepare_c2st_data(
         x, y, n_folds=n_folds, rng=rng, z_score=z_score, noise_scale=noise_scale
     )
-    folds = list(KFold(n_splits=n_folds, shuffle=True, random_state=recipe_seed).split(data))
+    folds = list(KFold(n_splits=n_folds, shuffle=True, random_state=fold_seed).split(data))
     d = data.shape[1]
     if classifier == "logistic":
         from ._logistic import fit_predict_logistic
@@ -304,7 +307,7 @@ def c2st(
 
         hidden_used = hidden if hidden is not None else (10 * d, 10 * d)
         fold_data = [
-            FoldData(data[tr], labels[tr], data[te], recipe_seed) for tr, te in folds
+            FoldData(data[tr], labels[tr], data[te], fold_seed) for tr, te in folds
         ]
         fits = train_mlp(
             fold_data, hidden=hidden_used, max_epochs=max_epochs, device=device, progress=progress
@@ -352,11 +355,11 @@ def _summarise(
     test_labels = [labels[te].astype(np.int8) for _, te in folds]
     fold_acc = np.array([np.mean(p == t) for p, t in zip(preds, test_labels, strict=True)])
     fold_auc = np.array([_auc(t, s) for t, s in zip(test_labels, scores, strict=True)])
-    pvalue, z, degenerate = conditional_pvalue(preds, test_labels)
-    accuracy = float(fold_acc.mean())
-    auc = float(np.nanmean(fold_auc)) if np.isfinite(fold_auc).any() else float("nan")
     n_train = float(np.mean([tr.size for tr, _ in folds]))
     n_test = float(np.mean([te.size for _, te in folds]))
+    pvalue, z, degenerate = conditional_pvalue(preds, test_labels, n_train)
+    accuracy = float(fold_acc.mean())
+    auc = float(np.nanmean(fold_auc)) if np.isfinite(fold_auc).any() else float("nan")
     return C2STResult(
         accuracy=accuracy,
         pvalue=pvalue,

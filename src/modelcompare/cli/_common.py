@@ -125,7 +125,7 @@ def emit(
     runtime = None if started is None else time.perf_counter() - started
     pvalue = getattr(result, "pvalue", None)
     reject = None
-    if alpha is not None and pvalue is not None and pvalue == pvalue:
+    if alpha is not None and pvalue is not None and not math.isnan(pvalue):
         reject = bool(pvalue <= alpha)
     if not quiet and seed is not None:
         click.echo(f"seed used: {seed}", err=True)

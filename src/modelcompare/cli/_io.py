@@ -84,7 +84,7 @@ def read_table(spec: str, *, columns: list[str] | None = None):  # -> pandas.Dat
             raise DataError(msg)
     except DataError:
         raise
-    except Exception as exc:  # pandas/pyarrow raise many types for unreadable files
+    except Exception as exc:  # noqa: BLE001 - pandas/pyarrow raise many types for bad files
         msg = f"{spec}: could not read file ({type(exc).__name__}: {exc})."
         raise DataError(msg) from None
     if columns:
@@ -112,7 +112,7 @@ def read_matrix(spec: str, *, columns: list[str] | None = None) -> np.ndarray:
             arr = _read_npz(path, key) if suffix == ".npz" else np.load(path, allow_pickle=False)
         except DataError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - numpy raises many types for bad files
             msg = f"{path_str}: could not read file ({type(exc).__name__}: {exc})."
             raise DataError(msg) from None
     else:
