@@ -232,7 +232,7 @@ def bayesian_ttest(
     >>> b = np.array([0.78, 0.80, 0.80, 0.82, 0.79, 0.80, 0.79, 0.83, 0.80, 0.80])
     >>> res = bayesian_ttest(a, b, n_train=90, n_test=10, rope=0.01)
     >>> round(res.prob_a_better, 3), round(res.prob_rope, 3), round(res.prob_a_worse, 3)
-    (0.825, 0.174, 0.001)
+    (0.853, 0.147, 0.0)
     >>> res.interpret()
     'inconclusive'
     """

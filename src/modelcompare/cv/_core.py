@@ -169,7 +169,9 @@ def warn_degenerate(diff: PairedDifferences, what: str) -> None:
     warnings.warn(msg, DegenerateDataWarning, stacklevel=3)
 
 
-def t_pvalue(mean: float, se: float, df: float, alternative: str, *, all_zero: bool) -> tuple[float, float]:
+def t_pvalue(
+    mean: float, se: float, df: float, alternative: str, *, all_zero: bool
+) -> tuple[float, float]:
     """Statistic ``mean/se`` and its Student-t p-value, guarded against zero ``se``.
 
     Zero ``se``: all-zero differences give (0, 1) for every alternative; a non-zero constant gives

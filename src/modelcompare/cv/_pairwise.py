@@ -52,7 +52,9 @@ def adjust_pvalues(pvalues: Any, method: str | None = "holm") -> np.ndarray:
     numpy.ndarray
         Adjusted p-values in the input order.
     """
-    check_choice(method if method is not None else "none", "p_adjust", ("bonferroni", "holm", "none"))
+    check_choice(
+        method if method is not None else "none", "p_adjust", ("bonferroni", "holm", "none")
+    )
     p = np.asarray(pvalues, dtype=float).reshape(-1)
     if np.isnan(p).any() or (p < 0).any() or (p > 1).any():
         msg = "`pvalues` must lie in [0, 1]."
@@ -84,7 +86,9 @@ def _resolve_sizes(
     given = n_train is not None or n_test is not None or test_train_ratio is not None
     if given:
         ratio, _, _ = resolve_ratio(n_train, n_test, test_train_ratio)
-        source = "given test_train_ratio" if test_train_ratio is not None else "given n_train/n_test"
+        source = (
+            "given test_train_ratio" if test_train_ratio is not None else "given n_train/n_test"
+        )
         return ratio, source
     if table_source == "search" and (X is not None or n_samples is not None):
         from sklearn.base import is_classifier
@@ -218,14 +222,24 @@ def compare_models(
     nan = np.isnan(scores)
     if nan.any() and nan_policy == "raise":
         cells = [(model_names[i], int(j)) for i, j in np.argwhere(nan)]
-        shown = "; ".join(f"{m!r} split {j}" for m, j in cells[:5]) + ("; ..." if len(cells) > 5 else "")
+        shown = "; ".join(f"{m!r} split {j}" for m, j in cells[:5]) + (
+            "; ..." if len(cells) > 5 else ""
+        )
         msg = (
             f"NaN scores (failed fits?) at {shown}; fix the fits or pass nan_policy='omit' to drop "
             "those splits pairwise."
         )
         raise ValueError(msg)
     ratio, ratio_source = _resolve_sizes(
-        results, table.source, n_train, n_test, test_train_ratio, X, y, groups, n_samples,
+        results,
+        table.source,
+        n_train,
+        n_test,
+        test_train_ratio,
+        X,
+        y,
+        groups,
+        n_samples,
         scores.shape[1],
     )
     means = np.nanmean(scores, axis=1) if nan.any() else scores.mean(axis=1)
@@ -249,8 +263,20 @@ def compare_models(
         if diff.zero_spread:
             degenerate_pairs.append(f"{model_names[i]} vs {model_names[j]}")
         rows.append(
-            [model_names[i], model_names[j], diff.mean, t, n - 1, p, None, worse, in_rope, better,
-             n, diff.zero_spread]
+            [
+                model_names[i],
+                model_names[j],
+                diff.mean,
+                t,
+                n - 1,
+                p,
+                None,
+                worse,
+                in_rope,
+                better,
+                n,
+                diff.zero_spread,
+            ]
         )
     out = pd.DataFrame(rows, columns=COLUMNS)
     out["p_adjusted"] = adjust_pvalues(out["p"].to_numpy(), p_adjust)
@@ -270,7 +296,8 @@ def compare_models(
     )
     if degenerate_pairs:
         warnings.warn(
-            "zero-variance differences (flagged in `degenerate`) for: " + ", ".join(degenerate_pairs),
+            "zero-variance differences (flagged in `degenerate`) for: "
+            + ", ".join(degenerate_pairs),
             DegenerateDataWarning,
             stacklevel=2,
         )

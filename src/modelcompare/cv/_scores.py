@@ -93,9 +93,7 @@ def _from_cv_results(cv_results: Mapping[str, Any], scoring: str | None) -> Scor
         raise ValueError(msg)
     if scoring is None:
         if len(metrics) > 1:
-            msg = (
-                f"`results` holds several metrics {sorted(metrics)}; choose one with `scoring=`."
-            )
+            msg = f"`results` holds several metrics {sorted(metrics)}; choose one with `scoring=`."
             raise ValueError(msg)
         scoring = next(iter(metrics))
     if scoring not in metrics:
@@ -106,7 +104,9 @@ def _from_cv_results(cv_results: Mapping[str, Any], scoring: str | None) -> Scor
     if sorted(keys) != list(range(n_splits)):
         msg = f"`results` is missing split columns for {scoring!r}."
         raise ValueError(msg)
-    scores = np.column_stack([np.asarray(cv_results[keys[j]], dtype=float) for j in range(n_splits)])
+    scores = np.column_stack(
+        [np.asarray(cv_results[keys[j]], dtype=float) for j in range(n_splits)]
+    )
     if "params" in cv_results:
         names = _unique_names([_param_name(p) for p in cv_results["params"]])
     else:
@@ -119,7 +119,9 @@ def _from_cv_results(cv_results: Mapping[str, Any], scoring: str | None) -> Scor
     return ScoreTable(names, scores, ranks, "cv_results")
 
 
-def _from_cross_validate(results: Mapping[str, Mapping[str, Any]], scoring: str | None) -> ScoreTable:
+def _from_cross_validate(
+    results: Mapping[str, Mapping[str, Any]], scoring: str | None
+) -> ScoreTable:
     names, rows = [], []
     for name, res in results.items():
         keys = [k for k in res if str(k).startswith("test_")]
@@ -152,9 +154,7 @@ def _check_lengths(names: list[str], rows: list[np.ndarray]) -> None:
         raise ValueError(msg)
 
 
-def extract_scores(
-    results: Any, *, names: Any = None, scoring: str | None = None
-) -> ScoreTable:
+def extract_scores(results: Any, *, names: Any = None, scoring: str | None = None) -> ScoreTable:
     """Dispatch on the kind of ``results`` (see :func:`compare_models`)."""
     if hasattr(results, "cv_results_") or (
         hasattr(results, "param_grid") or hasattr(results, "param_distributions")
@@ -167,15 +167,20 @@ def extract_scores(
         table = table._replace(source=source)
     elif isinstance(results, Mapping) and any(_SPLIT_KEY.match(str(k)) for k in results):
         table = _from_cv_results(results, scoring)
-    elif isinstance(results, Mapping) and results and all(
-        isinstance(v, Mapping) for v in results.values()
+    elif (
+        isinstance(results, Mapping)
+        and results
+        and all(isinstance(v, Mapping) for v in results.values())
     ):
         table = _from_cross_validate(results, scoring)
     elif isinstance(results, Mapping):
         if not results:
             msg = "`results` is empty."
             raise ValueError(msg)
-        rows = [np.asarray(as_numpy(v, f"results[{k!r}]"), dtype=float).reshape(-1) for k, v in results.items()]
+        rows = [
+            np.asarray(as_numpy(v, f"results[{k!r}]"), dtype=float).reshape(-1)
+            for k, v in results.items()
+        ]
         keys = [str(k) for k in results]
         _check_lengths(keys, rows)
         table = ScoreTable(keys, np.vstack(rows), None, "dict")
@@ -188,7 +193,11 @@ def extract_scores(
         if arr.dtype.kind not in "biuf":
             msg = f"`results` must hold numeric scores; got dtype {arr.dtype}."
             raise TypeError(msg)
-        default = [str(i) for i in index] if index is not None else [f"model_{i}" for i in range(arr.shape[0])]
+        default = (
+            [str(i) for i in index]
+            if index is not None
+            else [f"model_{i}" for i in range(arr.shape[0])]
+        )
         table = ScoreTable(default, np.asarray(arr, dtype=float), None, "table")
     if names is not None:
         names = [str(n) for n in names]
@@ -272,4 +281,3 @@ def split_sizes(
         first_n_test=int(te[0]),
         n_splits=len(splits),
     )
-
