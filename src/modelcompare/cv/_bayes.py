@@ -64,13 +64,14 @@ def posterior_probs(
         if loc > hi:
             return 0.0, 0.0, 1.0
         return 0.0, 1.0, 0.0
-    dist = stats.t(df, loc=loc, scale=scale)
-    worse = float(dist.cdf(lo))
-    better = float(dist.sf(hi))
+    # Standardise once; scipy's frozen t does the same (x − loc)/scale internally.
+    z_lo, z_hi = (lo - loc) / scale, (hi - loc) / scale
+    worse = float(stats.t.cdf(z_lo, df))
+    better = float(stats.t.sf(z_hi, df))
     if hi <= loc:
-        rope = float(dist.cdf(hi)) - worse
+        rope = float(stats.t.cdf(z_hi, df)) - worse
     elif lo >= loc:
-        rope = float(dist.sf(lo)) - better
+        rope = float(stats.t.sf(z_lo, df)) - better
     else:
         rope = 1.0 - worse - better
     return worse, max(rope, 0.0), better
