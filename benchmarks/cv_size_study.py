@@ -62,7 +62,14 @@ def simulate_scores(
 
 
 def rejection_rates(
-    replicates: int, n: int, k: int, r: int, *, shift: float = 0.0, alpha: float = 0.05, seed: int = 0
+    replicates: int,
+    n: int,
+    k: int,
+    r: int,
+    *,
+    shift: float = 0.0,
+    alpha: float = 0.05,
+    seed: int = 0,
 ) -> tuple[int, int]:
     """Rejections (corrected, naive) of the two-sided test at ``alpha`` over the replicates."""
     from modelcompare import corrected_ttest

@@ -62,8 +62,15 @@ def example():
     model_scores = results_df.filter(like="split", axis=1)
     n_train = len(next(iter(cv.split(X, y)))[0])
     n_test = len(next(iter(cv.split(X, y)))[1])
-    return {"X": X, "y": y, "cv": cv, "search": search, "model_scores": model_scores,
-            "n_train": n_train, "n_test": n_test}
+    return {
+        "X": X,
+        "y": y,
+        "cv": cv,
+        "search": search,
+        "model_scores": model_scores,
+        "n_train": n_train,
+        "n_test": n_test,
+    }
 
 
 # --- the example's formulas, verbatim in substance (float64) ------------------------------------
@@ -89,11 +96,15 @@ def _reference_pairwise(model_scores, n_train, n_test):
         differences = model_scores.iloc[i].values - model_scores.iloc[k].values
         t_stat, p_val = _compute_corrected_ttest(differences, df, n_train, n_test)
         p_val = min(1.0, p_val * n_comparisons)
-        post = student_t(df, loc=np.mean(differences), scale=_corrected_std(differences, n_train, n_test))
+        post = student_t(
+            df, loc=np.mean(differences), scale=_corrected_std(differences, n_train, n_test)
+        )
         worse = post.cdf(-0.01)
         better = 1 - post.cdf(0.01)
         rope = post.cdf(0.01) - post.cdf(-0.01)
-        rows.append((model_scores.index[i], model_scores.index[k], t_stat, p_val, worse, better, rope))
+        rows.append(
+            (model_scores.index[i], model_scores.index[k], t_stat, p_val, worse, better, rope)
+        )
     return rows
 
 
@@ -138,7 +149,9 @@ def test_two_models_corrected_and_uncorrected(example):
     _close(res.pvalue, ref_p)
     _close(res.statistic_uncorrected, ref_tu)
     _close(res.pvalue_uncorrected, ref_pu)
-    assert res.df == 99 and res.n_splits == 100 and not res.degenerate
+    assert res.df == 99
+    assert res.n_splits == 100
+    assert not res.degenerate
 
     # The default two-sided p is twice the example's "right-tailed" p (t > 0 here).
     two = corrected_ttest(a, b, n_train=n_train, n_test=n_test)
@@ -156,7 +169,9 @@ def test_two_models_bayesian(example):
     a, b = ms.iloc[0].values, ms.iloc[1].values
     differences = a - b
     df = len(differences) - 1
-    t_post = student_t(df, loc=np.mean(differences), scale=_corrected_std(differences, n_train, n_test))
+    t_post = student_t(
+        df, loc=np.mean(differences), scale=_corrected_std(differences, n_train, n_test)
+    )
     ref_better = 1 - t_post.cdf(0)
     ref_rope = t_post.cdf(0.01) - t_post.cdf(-0.01)
 
@@ -176,8 +191,11 @@ def test_two_models_bayesian(example):
     _close(better0, 1 - freq.pvalue)
     assert res.scale == pytest.approx(freq.standard_error, rel=1e-15)
 
-    published = {0.5: ("0.000977", "0.019023"), 0.75: ("-0.005422", "0.025422"),
-                 0.95: ("-0.016445", "0.036445")}
+    published = {
+        0.5: ("0.000977", "0.019023"),
+        0.75: ("-0.005422", "0.025422"),
+        0.95: ("-0.016445", "0.036445"),
+    }
     table = res.credible_intervals([0.5, 0.75, 0.95])
     for level, (lo_txt, hi_txt) in published.items():
         low, high = res.credible_interval(level)
@@ -185,7 +203,8 @@ def test_two_models_bayesian(example):
         assert (f"{low:.6f}", f"{high:.6f}") == (lo_txt, hi_txt)
         _close(low, ref_low)
         _close(high, ref_high)
-        assert table.loc[level, "low"] == low and table.loc[level, "high"] == high
+        assert table.loc[level, "low"] == low
+        assert table.loc[level, "high"] == high
 
 
 def test_bayesian_matches_baycomp(example):
@@ -210,8 +229,10 @@ def _check_table(table, example):
     assert len(table) == 6
     for row, pub, rf in zip(table.itertuples(), PUBLISHED_TABLE, ref):
         assert (row.model_a, row.model_b) == pub[:2] == rf[:2]
-        shown = [round(v, 3) for v in (row.t, row.p_adjusted, row.prob_a_worse, row.prob_a_better,
-                                       row.prob_rope)]
+        shown = [
+            round(v, 3)
+            for v in (row.t, row.p_adjusted, row.prob_a_worse, row.prob_a_better, row.prob_rope)
+        ]
         assert shown == pytest.approx(list(pub[2:]), abs=1e-9)
         _close(row.t, rf[2])
         _close(row.p_adjusted, rf[3])
@@ -226,8 +247,18 @@ def test_pairwise_from_search_with_X(example):
     table = compare_models(example["search"], X=example["X"], y=example["y"], alternative="greater")
     _check_table(table, example)
     assert table.attrs["ratio_source"] == "mean over the search's splits"
-    assert list(table.columns[:10]) == ["model_a", "model_b", "mean_difference", "t", "df", "p",
-                                        "p_adjusted", "prob_a_worse", "prob_rope", "prob_a_better"]
+    assert list(table.columns[:10]) == [
+        "model_a",
+        "model_b",
+        "mean_difference",
+        "t",
+        "df",
+        "p",
+        "p_adjusted",
+        "prob_a_worse",
+        "prob_rope",
+        "prob_a_better",
+    ]
 
 
 def test_pairwise_other_inputs_agree(example):
@@ -237,8 +268,10 @@ def test_pairwise_other_inputs_agree(example):
     _check_table(compare_models(search, **kw), example)
     _check_table(compare_models(ms, **kw), example)  # models × splits DataFrame
     _check_table(compare_models(ms.to_numpy(), names=list(ms.index), **kw), example)
-    per_model = {name: {"test_score": ms.loc[name].to_numpy(), "fit_time": np.zeros(100)}
-                 for name in ms.index}
+    per_model = {
+        name: {"test_score": ms.loc[name].to_numpy(), "fit_time": np.zeros(100)}
+        for name in ms.index
+    }
     _check_table(compare_models(per_model, **kw), example)
 
 
@@ -261,7 +294,7 @@ def test_pairwise_default_two_sided_and_holm(example):
 
 
 def test_search_without_sizes_is_a_clear_error(example):
-    with pytest.raises(ValueError, match="n_train.*n_test.*X.*n_samples"):
+    with pytest.raises(ValueError, match=r"n_train.*n_test.*X.*n_samples"):
         compare_models(example["search"])
     # a stratified splitter cannot be re-run from the row count alone
     with pytest.raises(ValueError, match="pass `y`"):
@@ -271,11 +304,14 @@ def test_search_without_sizes_is_a_clear_error(example):
 def test_cross_validate_dicts_end_to_end(example):
     X, y = example["X"], example["y"]
     cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
-    res = {k: cross_validate(SVC(kernel=k, random_state=0), X, y, cv=cv, scoring="roc_auc")
-           for k in ("rbf", "linear")}
+    res = {
+        k: cross_validate(SVC(kernel=k, random_state=0), X, y, cv=cv, scoring="roc_auc")
+        for k in ("rbf", "linear")
+    }
     table = compare_models(res, n_train=80, n_test=20)
-    direct = corrected_ttest(res["rbf"]["test_score"], res["linear"]["test_score"], n_train=80,
-                             n_test=20)
+    direct = corrected_ttest(
+        res["rbf"]["test_score"], res["linear"]["test_score"], n_train=80, n_test=20
+    )
     row = table.iloc[0]
     a_first = row.model_a == "rbf"
     assert row.t == pytest.approx(direct.statistic if a_first else -direct.statistic, rel=1e-14)
@@ -284,8 +320,20 @@ def test_cross_validate_dicts_end_to_end(example):
 
 def test_cli_reproduces_the_example_table(example):
     runner = CliRunner()
-    out = runner.invoke(app, ["cv", EXAMPLE_CSV, "--n-train", "90", "--n-test",
-                              "10", "--alternative", "greater", "--json"])
+    out = runner.invoke(
+        app,
+        [
+            "cv",
+            EXAMPLE_CSV,
+            "--n-train",
+            "90",
+            "--n-test",
+            "10",
+            "--alternative",
+            "greater",
+            "--json",
+        ],
+    )
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
     assert payload["models"] == ["rbf", "linear", "3_poly", "2_poly"]

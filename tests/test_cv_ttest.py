@@ -40,13 +40,12 @@ def test_formula_counts_splits_not_samples(scores):
     assert res.statistic == pytest.approx(d.mean() / se, rel=1e-13)
     assert res.pvalue == pytest.approx(2 * stats.t.sf(abs(d.mean() / se), 19), rel=1e-12)
     assert res.standard_error_uncorrected == pytest.approx(math.sqrt(var / 20), rel=1e-13)
-    assert res.statistic_uncorrected == pytest.approx(
-        stats.ttest_rel(a, b).statistic, rel=1e-12
-    )
+    assert res.statistic_uncorrected == pytest.approx(stats.ttest_rel(a, b).statistic, rel=1e-12)
     assert res.pvalue_uncorrected == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-10)
     wrong = math.sqrt(var * (1 / 50 + 5 / 45))
     assert abs(res.standard_error - wrong) > 1e-4
-    assert res.test_train_ratio == 5 / 45 and res.df == 19
+    assert res.test_train_ratio == 5 / 45
+    assert res.df == 19
 
 
 def test_alternatives_and_symmetry(scores):
@@ -93,7 +92,8 @@ def test_result_repr_and_dict(scores):
     res = corrected_ttest(*scores, n_train=45, n_test=5)
     d = res.to_dict()
     assert list(d)[:2] == ["statistic", "pvalue"]
-    assert "pvalue_uncorrected" in d and "CorrectedTTestResult(" in repr(res)
+    assert "pvalue_uncorrected" in d
+    assert "CorrectedTTestResult(" in repr(res)
     assert res.decision(0.999) is (res.pvalue <= 0.999)
 
 
@@ -146,8 +146,11 @@ def test_all_zero_differences():
     a = np.array([0.8, 0.9, 0.7, 0.85])
     with pytest.warns(DegenerateDataWarning, match="exactly 0"):
         res = corrected_ttest(a, a.copy(), n_train=30, n_test=10)
-    assert res.statistic == 0.0 and res.pvalue == 1.0 and res.degenerate
-    assert res.statistic_uncorrected == 0.0 and res.pvalue_uncorrected == 1.0
+    assert res.statistic == 0.0
+    assert res.pvalue == 1.0
+    assert res.degenerate
+    assert res.statistic_uncorrected == 0.0
+    assert res.pvalue_uncorrected == 1.0
     for alt in ("greater", "less"):
         with pytest.warns(DegenerateDataWarning):
             r = corrected_ttest(a, a, n_train=30, n_test=10, alternative=alt)
@@ -156,7 +159,8 @@ def test_all_zero_differences():
     with pytest.warns(DegenerateDataWarning):
         b0 = bayesian_ttest(a, a, n_train=30, n_test=10, rope=0.01)
     assert (b0.prob_a_worse, b0.prob_rope, b0.prob_a_better) == (0.0, 1.0, 0.0)
-    assert b0.degenerate and b0.posterior is None
+    assert b0.degenerate
+    assert b0.posterior is None
     with pytest.warns(DegenerateDataWarning):
         b1 = bayesian_ttest(a, a, n_train=30, n_test=10, rope=None)
     assert (b1.prob_a_worse, b1.prob_a_better) == (0.5, 0.5)  # as baycomp
@@ -168,8 +172,11 @@ def test_constant_nonzero_differences():
     b = a - 0.1  # float rounding makes var ~1e-34, not 0
     with pytest.warns(DegenerateDataWarning, match="constant"):
         res = corrected_ttest(a, b, n_train=40, n_test=10)
-    assert res.statistic == math.inf and res.pvalue == 0.0 and res.degenerate
-    assert res.statistic_uncorrected == math.inf and res.pvalue_uncorrected == 0.0
+    assert res.statistic == math.inf
+    assert res.pvalue == 0.0
+    assert res.degenerate
+    assert res.statistic_uncorrected == math.inf
+    assert res.pvalue_uncorrected == 0.0
     with pytest.warns(DegenerateDataWarning):
         g = corrected_ttest(a, b, n_train=40, n_test=10, alternative="greater")
     with pytest.warns(DegenerateDataWarning):
@@ -177,7 +184,8 @@ def test_constant_nonzero_differences():
     assert (g.pvalue, ls.pvalue) == (0.0, 1.0)
     with pytest.warns(DegenerateDataWarning):
         neg = corrected_ttest(b, a, n_train=40, n_test=10, alternative="less")
-    assert neg.statistic == -math.inf and neg.pvalue == 0.0
+    assert neg.statistic == -math.inf
+    assert neg.pvalue == 0.0
     with pytest.warns(DegenerateDataWarning):
         bt = bayesian_ttest(a, b, n_train=40, n_test=10, rope=0.01)
     assert (bt.prob_a_worse, bt.prob_rope, bt.prob_a_better) == (0.0, 0.0, 1.0)
@@ -193,7 +201,9 @@ def test_degenerate_pairs_in_table():
     with pytest.warns(DegenerateDataWarning, match="a vs b"):
         out = compare_models(tab, n_train=20, n_test=10)
     row = out[(out.model_a == "a") & (out.model_b == "b")].iloc[0]
-    assert row.degenerate and row.t == 0.0 and row.p == 1.0
+    assert row.degenerate
+    assert row.t == 0.0
+    assert row.p == 1.0
     assert not out.isna().any().any()
 
 
@@ -242,7 +252,8 @@ def test_ratio_oddities(scores):
     assert two_fold.test_train_ratio == 1.0
     direct = corrected_ttest(a, b, test_train_ratio=5 / 45)
     ref = corrected_ttest(a, b, n_train=45, n_test=5)
-    assert direct.statistic == ref.statistic and direct.n_train is None
+    assert direct.statistic == ref.statistic
+    assert direct.n_train is None
 
 
 def test_nan_scores_from_failed_fits(scores):
@@ -254,7 +265,9 @@ def test_nan_scores_from_failed_fits(scores):
     res = corrected_ttest(a, b, n_train=45, n_test=5, nan_policy="omit")
     keep = ~np.isnan(a)
     ref = corrected_ttest(a[keep], b[keep], n_train=45, n_test=5)
-    assert res.statistic == ref.statistic and res.n_splits == 18 and res.n_dropped == 2
+    assert res.statistic == ref.statistic
+    assert res.n_splits == 18
+    assert res.n_dropped == 2
     table = {"good": b, "broken": a, "other": b + 0.01 * np.sin(np.arange(20))}
     with pytest.raises(ValueError, match="'broken' split 3"):
         compare_models(table, n_train=45, n_test=5)
@@ -272,7 +285,7 @@ def test_unequal_folds_ratio_choices():
     assert first == pytest.approx(0.12222, abs=1e-5)
     assert sizes.test_train_ratio == pytest.approx(np.mean([11 / 90] + [10 / 91] * 9), rel=1e-14)
     assert sizes.test_train_ratio == pytest.approx(0.1111, abs=2e-4)  # our choice: mean ratio
-    assert 1 / (10 - 1) == pytest.approx(0.11111, abs=1e-5)  # baycomp's assumption
+    assert pytest.approx(0.11111, abs=1e-5) == 1 / (10 - 1)  # baycomp's assumption
     plain = split_sizes(KFold(5), n_samples=50)
     assert (plain.n_train, plain.n_test, plain.test_train_ratio) == (40.0, 10.0, 0.25)
     with pytest.raises(ValueError, match="pass `y`"):
@@ -298,18 +311,24 @@ def test_adjust_pvalues_reference(rng):
 
 def test_compare_models_losses_and_order():
     rng = np.random.default_rng(3)
-    loss = {"big": 1.0 + 0.05 * rng.standard_normal(30), "small": 0.8 + 0.05 * rng.standard_normal(30)}
+    loss = {
+        "big": 1.0 + 0.05 * rng.standard_normal(30),
+        "small": 0.8 + 0.05 * rng.standard_normal(30),
+    }
     out = compare_models(loss, n_train=27, n_test=3, greater_is_better=False)
     row = out.iloc[0]
     assert (row.model_a, row.model_b) == ("small", "big")  # best (smallest loss) first
-    assert row.t > 0 and row.mean_difference > 0 and row.prob_a_better > 0.9
+    assert row.t > 0
+    assert row.mean_difference > 0
+    assert row.prob_a_better > 0.9
     given = compare_models(loss, n_train=27, n_test=3, greater_is_better=False, order="given")
-    assert given.iloc[0].model_a == "big" and given.iloc[0].t == pytest.approx(-row.t)
+    assert given.iloc[0].model_a == "big"
+    assert given.iloc[0].t == pytest.approx(-row.t)
     with pytest.raises(ValueError, match="same splits"):
         compare_models({"a": [1.0, 2.0, 3.0], "b": [1.0, 2.0]}, n_train=2, n_test=1)
     with pytest.raises(ValueError, match="at least 2 models"):
         compare_models({"a": [1.0, 2.0, 3.0]}, n_train=2, n_test=1)
-    with pytest.raises(ValueError, match="n_train.*test_train_ratio"):
+    with pytest.raises(ValueError, match=r"n_train.*test_train_ratio"):
         compare_models(loss)
     with pytest.raises(ValueError, match="p_adjust"):
         compare_models(loss, n_train=27, n_test=3, p_adjust="fdr")
