@@ -256,7 +256,7 @@ def split_sizes(
             raise ValueError(msg)
         n = check_int(n_samples, "n_samples", low=2)
         X = np.zeros((n, 1))
-    if isinstance(cv, numbers.Integral) and classifier and y is None:
+    if (cv is None or isinstance(cv, numbers.Integral)) and classifier and y is None:
         msg = (
             "an int `cv` with a classifier means stratified k-fold, whose split sizes depend on "
             "`y`: pass `y` too."
