@@ -29,6 +29,26 @@ from .c2st import C2STResult, c2st
 # categorical granularity (issue 5)
 
 # cross-validated comparison (issue 6)
+from .cv import (
+    BayesianSignedRankResult,
+    BayesianTTestResult,
+    CorrectedTTestResult,
+    FriedmanResult,
+    PosthocResult,
+    SplitSizes,
+    adjust_pvalues,
+    bayesian_signed_rank,
+    bayesian_ttest,
+    compare_models,
+    corrected_ttest,
+    friedman_test,
+    nemenyi_test,
+    plot_critical_difference,
+    plot_posterior,
+    scores_from_cv_results,
+    split_sizes,
+    wilcoxon_holm,
+)
 
 # scale-out (issue 7)
 
@@ -53,6 +73,24 @@ __all__ = [
     # categorical granularity (issue 5)
 
     # cross-validated comparison (issue 6)
+    "BayesianSignedRankResult",
+    "BayesianTTestResult",
+    "CorrectedTTestResult",
+    "FriedmanResult",
+    "PosthocResult",
+    "SplitSizes",
+    "adjust_pvalues",
+    "bayesian_signed_rank",
+    "bayesian_ttest",
+    "compare_models",
+    "corrected_ttest",
+    "friedman_test",
+    "nemenyi_test",
+    "plot_critical_difference",
+    "plot_posterior",
+    "scores_from_cv_results",
+    "split_sizes",
+    "wilcoxon_holm",
 
     # scale-out (issue 7)
 

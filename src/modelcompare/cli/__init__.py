@@ -45,6 +45,9 @@ def _register() -> None:
     # categorical granularity (issue 5)
 
     # cross-validated comparison (issue 6)
+    from ._cv import cv_command
+
+    app.add_command(cv_command)
 
     # sweeps (issue 7)
 

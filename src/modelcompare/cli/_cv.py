@@ -1,0 +1,222 @@
+"""``modelcompare cv``: all-pairs comparison of cross-validated models from a scores table."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+import click
+import numpy as np
+
+from .._results import Result, result_class
+from ._common import common_options, emit, handle_errors
+from ._io import DataError, read_table
+
+
+@result_class
+class PairwiseTableResult(Result):
+    """What ``modelcompare cv`` reports: the pairwise table and its settings.
+
+    ``pvalue`` is the smallest adjusted p-value of the table: with Bonferroni or Holm adjustment,
+    rejecting when it is ≤ alpha controls the family-wise error of "some pair differs".
+    """
+
+    pvalue: float
+    pairs: list[dict[str, Any]]
+    models: list[str]
+    mean_scores: dict[str, float]
+    test_train_ratio: float
+    rope: tuple[float, float]
+    alternative: str
+    p_adjust: str | None
+    n_splits: int
+
+    _repr_fields: ClassVar[tuple[str, ...]] = ("pvalue", "alternative", "p_adjust")
+
+
+def _read_scores(path: str, layout: str) -> Any:
+    frame = read_table(path)
+    first = frame.columns[0]
+    if frame[first].dtype.kind not in "biuf":
+        frame = frame.set_index(first)
+        frame.index = [str(i) for i in frame.index]
+    non_numeric = [c for c in frame.columns if frame[c].dtype.kind not in "biuf"]
+    if non_numeric:
+        msg = f"{path}: column(s) {non_numeric[:5]} are not numeric scores."
+        raise DataError(msg)
+    if layout == "splits-by-models":
+        frame = frame.T
+    elif frame.index.dtype.kind in "iu":  # no name column: default names
+        frame.index = [f"model_{i}" for i in range(frame.shape[0])]
+    frame.index = [str(i) for i in frame.index]
+    return frame.astype(float)
+
+
+def _format_table(table: Any) -> str:
+    shown = table.drop(columns=["degenerate"]).copy()
+    for col in (
+        "mean_difference",
+        "t",
+        "p",
+        "p_adjusted",
+        "prob_a_worse",
+        "prob_rope",
+        "prob_a_better",
+    ):
+        shown[col] = [
+            f"{v:.4g}" if np.isfinite(v) and abs(v) < 1e4 else f"{v:.3g}" for v in shown[col]
+        ]
+    shown.loc[table["degenerate"].to_numpy(), "model_b"] += " (degenerate)"
+    return shown.to_string(index=False)
+
+
+@click.command("cv")
+@click.argument("scores")
+@click.option(
+    "--n-train",
+    type=click.FloatRange(min=0, min_open=True),
+    required=True,
+    help="Training-set size of one split.",
+)
+@click.option(
+    "--n-test",
+    type=click.FloatRange(min=0, min_open=True),
+    required=True,
+    help="Test-set size of one split.",
+)
+@click.option(
+    "--rope",
+    type=click.FloatRange(min=0),
+    default=0.01,
+    show_default=True,
+    help="Half-width of the region of practical equivalence (0: none).",
+)
+@click.option(
+    "--alternative",
+    type=click.Choice(["two-sided", "greater", "less"]),
+    default="two-sided",
+    show_default=True,
+    help="H1 about E[a - b] for each pair.",
+)
+@click.option(
+    "--p-adjust",
+    type=click.Choice(["bonferroni", "holm", "none"]),
+    default="bonferroni",
+    show_default=True,
+)
+@click.option("--loss", is_flag=True, help="Scores are losses (smaller is better).")
+@click.option(
+    "--order",
+    type=click.Choice(["rank", "given"]),
+    default="rank",
+    show_default=True,
+    help="Pairs best-first by mean score, or in file order.",
+)
+@click.option(
+    "--layout",
+    type=click.Choice(["models-by-splits", "splits-by-models"]),
+    default="models-by-splits",
+    show_default=True,
+)
+@click.option(
+    "--nan-policy",
+    type=click.Choice(["raise", "omit"]),
+    default="raise",
+    show_default=True,
+    help="NaN scores (failed fits): error, or drop those splits.",
+)
+@common_options
+@handle_errors
+def cv_command(
+    scores: str,
+    n_train: float,
+    n_test: float,
+    rope: float,
+    alternative: str,
+    p_adjust: str,
+    loss: bool,
+    order: str,
+    layout: str,
+    nan_policy: str,
+    seed: int | None,
+    as_json: bool,
+    alpha: float | None,
+    fail_on_reject: bool,
+    quiet: bool,
+) -> None:
+    """Compare every pair of cross-validated models in SCORES (corrected + Bayesian t-tests).
+
+    SCORES is a .csv/.tsv/.parquet table with one row per model and one column per split (all
+    models scored on the same splits, in the same order); a first non-numeric column, with a
+    header row, names the models. Use --layout splits-by-models for the transpose. --n-train and
+    --n-test are the sizes of one split (Nadeau–Bengio correction). p is the corrected t-test's
+    p-value for --alternative; p_adjusted applies --p-adjust over all pairs; prob_* are the
+    Bayesian correlated t-test's posterior probabilities with the ROPE ±--rope.
+
+    \b
+    Example (scikit-learn's grid-search example; its printed "p_val" is
+    p_adjusted with --alternative greater):
+      $ modelcompare cv examples/data/cv_scores.csv --n-train 90 --n-test 10 --json
+      {"alternative": "two-sided", "models": ["rbf", "linear", "3_poly", "2_poly"],
+       "pairs": [{"model_a": "rbf", "model_b": "linear", "t": 0.750..., ...}], ...}
+    """
+    from ..cv import compare_models
+
+    started = time.perf_counter()
+    frame = _read_scores(scores, layout)
+    table = compare_models(
+        frame,
+        n_train=n_train,
+        n_test=n_test,
+        rope=rope if rope > 0 else None,
+        p_adjust=None if p_adjust == "none" else p_adjust,
+        alternative=alternative,
+        greater_is_better=not loss,
+        order=order,
+        nan_policy=nan_policy,
+    )
+    attrs = table.attrs
+    result = PairwiseTableResult(
+        pvalue=float(table["p_adjusted"].min()),
+        pairs=table.to_dict(orient="records"),
+        models=list(attrs["mean_scores"]),
+        mean_scores=attrs["mean_scores"],
+        test_train_ratio=attrs["test_train_ratio"],
+        rope=attrs["rope"],
+        alternative=alternative,
+        p_adjust=attrs["p_adjust"],
+        n_splits=int(frame.shape[1]),
+    )
+    means = ", ".join(f"{m} {v:.4g}" for m, v in attrs["mean_scores"].items())
+    rows = [
+        ("models (best first)" if order == "rank" else "models", means),
+        ("splits", result.n_splits),
+        ("n_test/n_train", attrs["test_train_ratio"]),
+        ("alternative", alternative),
+        ("p adjustment", p_adjust),
+        ("rope", f"[{attrs['rope'][0]:g}, {attrs['rope'][1]:g}]"),
+        ("min p_adjusted", result.pvalue),
+    ]
+    emit(
+        test="cv",
+        result=result,
+        params={
+            "n_train": n_train,
+            "n_test": n_test,
+            "rope": rope,
+            "alternative": alternative,
+            "p_adjust": p_adjust,
+            "loss": loss,
+            "order": order,
+            "layout": layout,
+            "nan_policy": nan_policy,
+        },
+        seed=None,
+        as_json=as_json,
+        alpha=alpha,
+        fail_on_reject=fail_on_reject,
+        quiet=quiet,
+        rows=rows,
+        started=started,
+        table=_format_table(table),
+    )

@@ -1,0 +1,38 @@
+"""Cross-validated model comparison: corrected and Bayesian t-tests, all-pairs tables, and
+many-models × many-data-sets tests (Friedman, Nemenyi, Wilcoxon–Holm, Bayesian signed-rank)."""
+
+from ._bayes import BayesianTTestResult, bayesian_ttest
+from ._multi import (
+    BayesianSignedRankResult,
+    FriedmanResult,
+    PosthocResult,
+    bayesian_signed_rank,
+    friedman_test,
+    nemenyi_test,
+    wilcoxon_holm,
+)
+from ._pairwise import adjust_pvalues, compare_models
+from ._plots import plot_critical_difference, plot_posterior
+from ._scores import SplitSizes, scores_from_cv_results, split_sizes
+from ._ttest import CorrectedTTestResult, corrected_ttest
+
+__all__ = [
+    "BayesianSignedRankResult",
+    "BayesianTTestResult",
+    "CorrectedTTestResult",
+    "FriedmanResult",
+    "PosthocResult",
+    "SplitSizes",
+    "adjust_pvalues",
+    "bayesian_signed_rank",
+    "bayesian_ttest",
+    "compare_models",
+    "corrected_ttest",
+    "friedman_test",
+    "nemenyi_test",
+    "plot_critical_difference",
+    "plot_posterior",
+    "scores_from_cv_results",
+    "split_sizes",
+    "wilcoxon_holm",
+]

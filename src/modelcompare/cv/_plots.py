@@ -1,0 +1,164 @@
+"""Plots for cross-validated comparison; matplotlib is imported lazily, inside the functions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._optional import import_optional
+from ._bayes import BayesianTTestResult
+from ._multi import PosthocResult
+
+__all__ = ["plot_critical_difference", "plot_posterior"]
+
+
+def _axes(ax: Any, purpose: str) -> Any:
+    plt = import_optional("matplotlib.pyplot", purpose=purpose)
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax
+
+
+def plot_posterior(
+    result: BayesianTTestResult,
+    *,
+    ax: Any = None,
+    names: tuple[str, str] = ("a", "b"),
+    **kwargs: Any,
+) -> Any:
+    """Plot the Student-t posterior of the mean difference with the ROPE shaded.
+
+    Parameters
+    ----------
+    result : BayesianTTestResult
+        From :func:`bayesian_ttest`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure is made only when None.
+    names : (str, str)
+        Model names for the legend.
+    **kwargs
+        Passed to the density line (``ax.plot``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if not isinstance(result, BayesianTTestResult):
+        msg = f"`result` must be a BayesianTTestResult; got {type(result).__name__}."
+        raise TypeError(msg)
+    ax = _axes(ax, "plot_posterior")
+    a, b = names
+    lo, hi = result.rope
+    if result.posterior is None:  # point mass
+        ax.axvline(result.mean_difference, **{"color": "C0", **kwargs})
+        grid_lo, grid_hi = (
+            min(lo, result.mean_difference) - 0.01,
+            max(hi, result.mean_difference) + 0.01,
+        )
+        ymax = 1.0
+    else:
+        post = result.posterior
+        grid_lo = min(float(post.ppf(0.001)), lo)
+        grid_hi = max(float(post.ppf(0.999)), hi)
+        x = np.linspace(grid_lo, grid_hi, 400)
+        pdf = post.pdf(x)
+        ax.plot(x, pdf, **{"color": "C0", "label": "posterior of μ", **kwargs})
+        ax.fill_between(
+            x,
+            pdf,
+            where=x > hi,
+            color="C2",
+            alpha=0.3,
+            label=f"P({a} better) = {result.prob_a_better:.3f}",
+        )
+        ax.fill_between(
+            x,
+            pdf,
+            where=x < lo,
+            color="C3",
+            alpha=0.3,
+            label=f"P({b} better) = {result.prob_a_worse:.3f}",
+        )
+        ymax = float(pdf.max())
+    if hi > lo:
+        ax.axvspan(
+            lo,
+            hi,
+            color="0.6",
+            alpha=0.35,
+            label=f"ROPE [{lo:g}, {hi:g}]: P = {result.prob_rope:.3f}",
+        )
+    ax.set_xlim(grid_lo, grid_hi)
+    ax.set_ylim(0, ymax * 1.05)
+    ax.set_xlabel(f"mean difference μ ({a} − {b})")
+    ax.set_ylabel("posterior density")
+    ax.set_title("Bayesian correlated t-test")
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def plot_critical_difference(result: PosthocResult, *, ax: Any = None, **kwargs: Any) -> Any:
+    """Critical-difference diagram (Demšar 2006): average ranks, with cliques joined by bars.
+
+    Models on one bar are not significantly different at ``result.alpha`` by the post-hoc test
+    that produced ``result`` (Nemenyi or Wilcoxon–Holm). For Nemenyi the critical difference is
+    drawn above the axis.
+
+    Parameters
+    ----------
+    result : PosthocResult
+        From :func:`nemenyi_test` or :func:`wilcoxon_holm`.
+    ax : matplotlib.axes.Axes, optional
+    **kwargs
+        Passed to the clique bars (``ax.plot``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if not isinstance(result, PosthocResult):
+        msg = f"`result` must be a PosthocResult; got {type(result).__name__}."
+        raise TypeError(msg)
+    ax = _axes(ax, "plot_critical_difference")
+    names = list(result.names)
+    ranks = np.asarray(result.average_ranks, dtype=float)
+    k = len(names)
+    order = np.argsort(ranks, kind="stable")
+    lo_r, hi_r = 1.0, float(max(k, np.ceil(ranks.max())))
+    ax.plot([lo_r, hi_r], [0, 0], color="k", lw=1)
+    for r in range(1, int(hi_r) + 1):
+        ax.plot([r, r], [0, 0.05], color="k", lw=1)
+        ax.text(r, 0.1, str(r), ha="center", va="bottom", fontsize="small")
+    half = (k + 1) // 2
+    step = 0.25
+    for pos, j in enumerate(order):
+        left = pos < half
+        depth = -(pos + 1) * step if left else -(k - pos) * step
+        x_text = lo_r - 0.3 if left else hi_r + 0.3
+        ax.plot([ranks[j], ranks[j], x_text], [0, depth, depth], color="k", lw=0.8)
+        ax.text(
+            x_text,
+            depth,
+            f"{names[j]} ({ranks[j]:.2f})",
+            ha="right" if left else "left",
+            va="center",
+            fontsize="small",
+        )
+    bar_style = {"color": "k", "lw": 3, "solid_capstyle": "round", **kwargs}
+    for c, clique in enumerate(result.cliques):
+        idx = [names.index(m) for m in clique]
+        y = -0.1 - c * 0.08
+        ax.plot([ranks[idx].min() - 0.03, ranks[idx].max() + 0.03], [y, y], **bar_style)
+    if result.critical_difference is not None:
+        cd = result.critical_difference
+        ax.plot([lo_r, lo_r + cd], [0.45, 0.45], color="k", lw=1.5)
+        ax.text(lo_r + cd / 2, 0.5, f"CD = {cd:.3f}", ha="center", va="bottom", fontsize="small")
+    ax.set_xlim(lo_r - 2.0, hi_r + 2.0)
+    ax.set_ylim(-(half + 1) * step - 0.1, 0.8)
+    ax.axis("off")
+    ax.set_title(
+        f"average ranks; bars: not significantly different ({result.method}, α = {result.alpha:g})",
+        fontsize="small",
+    )
+    return ax

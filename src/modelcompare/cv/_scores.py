@@ -1,0 +1,283 @@
+"""Turn what users have (a fitted search, ``cv_results_``, ``cross_validate`` dicts, a table) into a
+models × splits score matrix, and derive split sizes from a splitter."""
+
+from __future__ import annotations
+
+import numbers
+import re
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .._validation import as_numpy, check_int
+from .._warnings import NotFittedError
+
+__all__ = ["ScoreTable", "SplitSizes", "extract_scores", "scores_from_cv_results", "split_sizes"]
+
+_SPLIT_KEY = re.compile(r"^split(\d+)_test_(.+)$")
+
+
+class ScoreTable(NamedTuple):
+    """Models × splits scores plus what is known about their origin."""
+
+    names: list[str]
+    scores: np.ndarray  # (n_models, n_splits), may hold NaN
+    ranks: np.ndarray | None  # rank_test_<metric> when known (1 = best)
+    source: str
+
+
+class SplitSizes(NamedTuple):
+    """Training/test sizes of a splitter: means over splits, the mean ratio, and the first split."""
+
+    n_train: float
+    n_test: float
+    test_train_ratio: float
+    first_n_train: int
+    first_n_test: int
+    n_splits: int
+
+
+def _param_name(params: Mapping[str, Any]) -> str:
+    # scikit-learn's example: the parameter values joined by "_", in the dict's key order.
+    return "_".join(str(v) for v in params.values())
+
+
+def _unique_names(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        if n in seen:
+            seen[n] += 1
+            out.append(f"{n}#{seen[n]}")
+        else:
+            seen[n] = 0
+            out.append(n)
+    return out
+
+
+def scores_from_cv_results(
+    cv_results: Mapping[str, Any], *, scoring: str | None = None
+) -> tuple[list[str], np.ndarray]:
+    """Model names and the models × splits test-score matrix of a ``cv_results_`` dict.
+
+    Rows are in rank order (``rank_test_<metric>``, ties kept in candidate order); names follow
+    scikit-learn's grid-search-statistics example: the parameter values joined by ``"_"``.
+
+    Parameters
+    ----------
+    cv_results : dict
+        ``GridSearchCV(...).cv_results_`` or ``RandomizedSearchCV(...).cv_results_``.
+    scoring : str, optional
+        Metric name for multi-metric searches (the ``<metric>`` of ``split0_test_<metric>``);
+        with a single metric it is ``"score"`` and may be omitted.
+
+    Returns
+    -------
+    names : list of str
+    scores : numpy.ndarray of shape (n_candidates, n_splits)
+    """
+    table = _from_cv_results(cv_results, scoring)
+    order = np.argsort(table.ranks, kind="stable")
+    return [table.names[i] for i in order], table.scores[order]
+
+
+def _from_cv_results(cv_results: Mapping[str, Any], scoring: str | None) -> ScoreTable:
+    metrics: dict[str, dict[int, str]] = {}
+    for key in cv_results:
+        m = _SPLIT_KEY.match(str(key))
+        if m:
+            metrics.setdefault(m.group(2), {})[int(m.group(1))] = key
+    if not metrics:
+        msg = "`results` has no 'split<j>_test_<metric>' entries; is it a search's cv_results_?"
+        raise ValueError(msg)
+    if scoring is None:
+        if len(metrics) > 1:
+            msg = f"`results` holds several metrics {sorted(metrics)}; choose one with `scoring=`."
+            raise ValueError(msg)
+        scoring = next(iter(metrics))
+    if scoring not in metrics:
+        msg = f"`scoring` {scoring!r} is not in the search results; it has {sorted(metrics)}."
+        raise ValueError(msg)
+    keys = metrics[scoring]
+    n_splits = max(keys) + 1
+    if sorted(keys) != list(range(n_splits)):
+        msg = f"`results` is missing split columns for {scoring!r}."
+        raise ValueError(msg)
+    scores = np.column_stack(
+        [np.asarray(cv_results[keys[j]], dtype=float) for j in range(n_splits)]
+    )
+    if "params" in cv_results:
+        names = _unique_names([_param_name(p) for p in cv_results["params"]])
+    else:
+        names = [f"candidate_{i}" for i in range(scores.shape[0])]
+    rank_key = f"rank_test_{scoring}"
+    if rank_key in cv_results:
+        ranks = np.asarray(cv_results[rank_key], dtype=float)
+    else:
+        ranks = -np.nanmean(scores, axis=1)
+    return ScoreTable(names, scores, ranks, "cv_results")
+
+
+def _from_cross_validate(
+    results: Mapping[str, Mapping[str, Any]], scoring: str | None
+) -> ScoreTable:
+    names, rows = [], []
+    for name, res in results.items():
+        keys = [k for k in res if str(k).startswith("test_")]
+        key = f"test_{scoring}" if scoring is not None else None
+        if key is None:
+            if keys == ["test_score"] or len(keys) == 1:
+                key = keys[0]
+            else:
+                msg = (
+                    f"`results[{name!r}]` holds several metrics {keys}; choose one with `scoring=`."
+                )
+                raise ValueError(msg)
+        if key not in res:
+            msg = f"`results[{name!r}]` has no {key!r}; it has {sorted(res)}."
+            raise ValueError(msg)
+        names.append(str(name))
+        rows.append(np.asarray(res[key], dtype=float).reshape(-1))
+    _check_lengths(names, rows)
+    return ScoreTable(names, np.vstack(rows), None, "cross_validate")
+
+
+def _check_lengths(names: list[str], rows: list[np.ndarray]) -> None:
+    lengths = {n: r.shape[0] for n, r in zip(names, rows)}
+    if len(set(lengths.values())) > 1:
+        msg = (
+            "every model needs a score for the same splits; got split counts "
+            + ", ".join(f"{n}: {k}" for n, k in lengths.items())
+            + "."
+        )
+        raise ValueError(msg)
+
+
+def extract_scores(results: Any, *, names: Any = None, scoring: str | None = None) -> ScoreTable:
+    """Dispatch on the kind of ``results`` (see :func:`compare_models`)."""
+    if hasattr(results, "cv_results_") or (
+        hasattr(results, "param_grid") or hasattr(results, "param_distributions")
+    ):
+        if not hasattr(results, "cv_results_"):
+            msg = "the search object is not fitted: call .fit(X, y) before compare_models."
+            raise NotFittedError(msg)
+        table = _from_cv_results(results.cv_results_, scoring)
+        source = "search"
+        table = table._replace(source=source)
+    elif isinstance(results, Mapping) and any(_SPLIT_KEY.match(str(k)) for k in results):
+        table = _from_cv_results(results, scoring)
+    elif (
+        isinstance(results, Mapping)
+        and results
+        and all(isinstance(v, Mapping) for v in results.values())
+    ):
+        table = _from_cross_validate(results, scoring)
+    elif isinstance(results, Mapping):
+        if not results:
+            msg = "`results` is empty."
+            raise ValueError(msg)
+        rows = [
+            np.asarray(as_numpy(v, f"results[{k!r}]"), dtype=float).reshape(-1)
+            for k, v in results.items()
+        ]
+        keys = [str(k) for k in results]
+        _check_lengths(keys, rows)
+        table = ScoreTable(keys, np.vstack(rows), None, "dict")
+    else:
+        index = getattr(results, "index", None)
+        arr = as_numpy(results, "results")
+        if arr.ndim != 2:
+            msg = f"`results` as a table must be 2-D (models × splits); got shape {arr.shape}."
+            raise ValueError(msg)
+        if arr.dtype.kind not in "biuf":
+            msg = f"`results` must hold numeric scores; got dtype {arr.dtype}."
+            raise TypeError(msg)
+        default = (
+            [str(i) for i in index]
+            if index is not None
+            else [f"model_{i}" for i in range(arr.shape[0])]
+        )
+        table = ScoreTable(default, np.asarray(arr, dtype=float), None, "table")
+    if names is not None:
+        names = [str(n) for n in names]
+        if len(names) != len(table.names):
+            msg = f"`names` has {len(names)} entries for {len(table.names)} models."
+            raise ValueError(msg)
+        table = table._replace(names=names)
+    if len(set(table.names)) != len(table.names):
+        msg = f"model names must be unique; got {table.names}."
+        raise ValueError(msg)
+    if table.scores.shape[0] < 2:
+        msg = f"comparing models needs at least 2 models; got {table.scores.shape[0]}."
+        raise ValueError(msg)
+    if np.isinf(table.scores).any():
+        i, j = np.argwhere(np.isinf(table.scores))[0]
+        msg = f"score of model {table.names[i]!r} at split {j} is inf; scores must be finite."
+        raise ValueError(msg)
+    return table
+
+
+def split_sizes(
+    cv: Any,
+    X: Any = None,
+    y: Any = None,
+    groups: Any = None,
+    *,
+    n_samples: int | None = None,
+    classifier: bool = False,
+) -> SplitSizes:
+    """Training and test set sizes of a cross-validation splitter on given data.
+
+    Parameters
+    ----------
+    cv : int, splitter or iterable of (train, test)
+        As accepted by scikit-learn's ``check_cv``.
+    X, y, groups : array-like, optional
+        The data the splitter ran on. ``y`` is needed by stratified splitters (and for an int
+        ``cv`` with a classifier), ``groups`` by group splitters.
+    n_samples : int, optional
+        Instead of ``X``: only the number of rows (enough for splitters that ignore the values).
+    classifier : bool
+        Whether the estimator is a classifier (an int ``cv`` then means stratified k-fold).
+
+    Returns
+    -------
+    SplitSizes
+        ``n_train``/``n_test`` (means over splits), ``test_train_ratio`` (the **mean** of
+        n_test/n_train over splits, the value :func:`compare_models` uses), the first split's sizes
+        (what scikit-learn's example uses) and the number of splits.
+    """
+    from sklearn.model_selection import check_cv
+
+    if X is None:
+        if n_samples is None:
+            msg = "`split_sizes` needs `X` or `n_samples`."
+            raise ValueError(msg)
+        n = check_int(n_samples, "n_samples", low=2)
+        X = np.zeros((n, 1))
+    if (cv is None or isinstance(cv, numbers.Integral)) and classifier and y is None:
+        msg = (
+            "an int `cv` with a classifier means stratified k-fold, whose split sizes depend on "
+            "`y`: pass `y` too."
+        )
+        raise ValueError(msg)
+    splitter = check_cv(cv, y, classifier=classifier)
+    try:
+        splits = list(splitter.split(X, y, groups))
+    except (TypeError, ValueError) as exc:
+        msg = (
+            f"could not split the data with {splitter!r} to find n_train/n_test ({exc}); pass `y` "
+            "(and `groups`) as used in the search, or pass n_train and n_test."
+        )
+        raise ValueError(msg) from None
+    tr = np.array([len(s[0]) for s in splits], dtype=float)
+    te = np.array([len(s[1]) for s in splits], dtype=float)
+    return SplitSizes(
+        n_train=float(tr.mean()),
+        n_test=float(te.mean()),
+        test_train_ratio=float(np.mean(te / tr)),
+        first_n_train=int(tr[0]),
+        first_n_test=int(te[0]),
+        n_splits=len(splits),
+    )
