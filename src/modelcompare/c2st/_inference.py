@@ -26,6 +26,7 @@ import numpy as np
 from scipy import stats
 
 from .._results import ConfidenceInterval
+from ..cv._ttest import t_interval
 
 __all__ = ["conditional_pvalue", "corrected_interval"]
 
@@ -82,12 +83,13 @@ def corrected_interval(
     """Nadeau–Bengio corrected t-interval for the mean of k cross-validated fold scores.
 
     The variance of the mean over k folds is taken as (1/k + n_test/n_train)·s² rather than s²/k,
-    which accounts for the overlap of the training sets. The interval is clipped to [0, 1].
+    which accounts for the overlap of the training sets (the same scale as
+    :func:`modelcompare.corrected_ttest`). The interval is clipped to [0, 1].
     """
     k = fold_scores.size
-    mean = float(fold_scores.mean())
     if k < 2:
         return ConfidenceInterval(0.0, 1.0)
-    s2 = float(fold_scores.var(ddof=1))
-    half = stats.t.ppf(0.5 + confidence_level / 2, k - 1) * np.sqrt((1 / k + n_test / n_train) * s2)
-    return ConfidenceInterval(max(0.0, mean - half), min(1.0, mean + half))
+    mean = float(fold_scores.mean())
+    se = float(np.sqrt((1 / k + n_test / n_train) * fold_scores.var(ddof=1)))
+    low, high = t_interval(mean, se, k - 1, confidence_level, "two-sided")
+    return ConfidenceInterval(max(0.0, low), min(1.0, high))
