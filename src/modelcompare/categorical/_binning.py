@@ -67,6 +67,9 @@ class Binning:
         """Bin counts of rows."""
         return np.bincount(self.assign(rows), minlength=self.n_bins)
 
+    def _counts_from_features(self, features: Any) -> np.ndarray:
+        return np.bincount(self._labels(features), minlength=self.n_bins)
+
 
 # ---------------------------------------------------------------------- shared layout logic
 def _plan(gains: np.ndarray, k: int, has_zero: bool, cuts: np.ndarray) -> tuple[list[int], np.ndarray]:
@@ -146,6 +149,10 @@ class _TableEngine:
             run = np.arange(g.shape[0]) - np.repeat(starts, np.diff(np.r_[starts, g.shape[0]]))
             arr[order] = run
 
+    def features(self, rows: np.ndarray) -> np.ndarray:
+        """Index of each row in Ω (the table engine's per-row feature)."""
+        return self.ref.index_of(rows)
+
     def binning(self, k: int, cuts: np.ndarray) -> Binning:
         split, n_cuts = _plan(self.gains, k, self.has_zero, cuts)
         is_split = np.zeros(self.n_st, dtype=bool)
@@ -170,6 +177,19 @@ class _TableEngine:
 
 
 # ---------------------------------------------------------------------- row engine (any Ω)
+class _Features:
+    """Per-row features of the row engine; the chunk hash is computed on first use only."""
+
+    def __init__(self, rows: np.ndarray, stair: np.ndarray, half: np.ndarray, seed: int) -> None:
+        self.rows, self.stair, self.half, self.seed = rows, stair, half, seed
+        self._hash: np.ndarray | None = None
+
+    def chunk_hash(self) -> np.ndarray:
+        if self._hash is None:
+            self._hash = hash_rows(self.rows, self.seed)
+        return self._hash
+
+
 class _RowSet:
     """A finite set of rows with exact membership (hash lookup, verified row by row)."""
 
@@ -183,7 +203,10 @@ class _RowSet:
         if self.hashes.shape[0] == 0 or rows.shape[0] == 0:
             return np.zeros(rows.shape[0], dtype=bool)
         h = hash_rows(rows)
-        pos = np.minimum(np.searchsorted(self.hashes, h), self.hashes.shape[0] - 1)
+        order = np.argsort(h)
+        pos = np.empty(h.shape[0], dtype=np.int64)
+        pos[order] = np.searchsorted(self.hashes, h[order])  # sorted queries: cache friendly
+        pos = np.minimum(pos, self.hashes.shape[0] - 1)
         hit = self.hashes[pos] == h
         same = np.zeros(rows.shape[0], dtype=bool)
         same[hit] = (self.rows[pos[hit]] == rows[hit]).all(axis=1)
@@ -214,7 +237,6 @@ class _RowEngine:
             g_st = stair[keep][first]
             h = ref.stair_probs[g_st]
             in_n = cnt / m - h >= 0  # p − q̂ ≤ 0
-            self.finite = _RowSet(g_rows[in_n])
             self.finite_is_n = True
             n_n = np.bincount(g_st[in_n], minlength=self.n_st)
             c_n = np.bincount(g_st[in_n], weights=cnt[in_n], minlength=self.n_st)
@@ -225,6 +247,9 @@ class _RowEngine:
             self.gain_p = self.p_p - (c_st - c_n) / m
             self.gain_n = c_n / m - self.p_n
             self.finite_rows, self.finite_stairs = g_rows[in_n], g_st[in_n]
+            fit_in = np.zeros(m, dtype=bool)
+            fit_in[keep] = in_n[inv]
+            fit_stair = stair
         else:
             assert ref_rows is not None
             m1 = ref_rows.shape[0]
@@ -238,30 +263,40 @@ class _RowEngine:
             diff = c_ref / m1 - c_mod / m
             pos = g_st >= 0
             in_p = pos & (diff > 0)
-            self.finite = _RowSet(both[first][in_p])
             self.finite_is_n = False
             js = np.where(pos, g_st, 0)
             self.gain_p = np.bincount(js, weights=np.where(in_p, diff, 0), minlength=self.n_st)
             self.gain_n = np.bincount(js, weights=np.where(pos & ~in_p, -diff, 0), minlength=self.n_st)
             self.finite_rows, self.finite_stairs = both[first][in_p], g_st[in_p]
+            fit_in = in_p[inv[m1:]]
+            fit_stair = stair[m1:]
         self.gains = 2 * np.minimum(np.maximum(self.gain_p, 0), np.maximum(self.gain_n, 0))
         self._fit_rows = rows
-        self._fit_features: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._fit_features = self._make_features(rows, fit_stair, fit_in)
+        self._finite_set: _RowSet | None = None
+        self._finite_chunk: np.ndarray | None = None
 
-    def features(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if rows is self._fit_rows and self._fit_features is not None:
+    @property
+    def finite(self) -> _RowSet:
+        """The finite half as a set of rows (built on first use: only other rows need it)."""
+        if self._finite_set is None:
+            self._finite_set = _RowSet(self.finite_rows)
+        return self._finite_set
+
+    def _make_features(self, rows: np.ndarray, stair: np.ndarray, in_set: np.ndarray) -> _Features:
+        half = in_set.astype(np.int64) if self.finite_is_n else (~in_set).astype(np.int64)
+        return _Features(rows, stair, half, self.chunk_seed)
+
+    def features(self, rows: np.ndarray) -> _Features:
+        """Per-row stair, half and (lazily) chunk hash; computed once per set of rows."""
+        if rows is self._fit_rows:
             return self._fit_features
         stair = (self.ref.stair_of(rows) if self.ref is not None
                  else np.zeros(rows.shape[0], dtype=np.int64))
         in_set = np.zeros(rows.shape[0], dtype=bool)
         pos = np.flatnonzero(stair >= 0)
         in_set[pos] = self.finite.contains(rows[pos])
-        half = in_set.astype(np.int64) if self.finite_is_n else (~in_set).astype(np.int64)
-        chunk_hash = hash_rows(rows, self.chunk_seed)
-        out = (stair, half, chunk_hash)
-        if rows is self._fit_rows:
-            self._fit_features = out
-        return out
+        return self._make_features(rows, stair, in_set)
 
     def binning(self, k: int, cuts: np.ndarray) -> Binning:
         split, n_cuts = _plan(self.gains, k, self.has_zero, cuts)
@@ -273,21 +308,26 @@ class _RowEngine:
         n_bins = int(n_chunks.sum()) + int(self.has_zero)
         zero_label = n_bins - 1
 
-        def labels(features: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
-            stair, half, chunk_hash = features
+        def labels(features: _Features) -> np.ndarray:
+            stair, half = features.stair, features.half
             out = np.full(stair.shape[0], zero_label, dtype=np.int64)
             pos = stair >= 0
             j = stair[pos]
             h = np.where(is_split[j], half[pos], 0)
-            nc = n_chunks[j, h].astype(np.uint64)
-            out[pos] = offsets[j, h] + (chunk_hash[pos] % nc).astype(np.int64)
+            if (n_chunks > 1).any():
+                nc = n_chunks[j, h].astype(np.uint64)
+                out[pos] = offsets[j, h] + (features.chunk_hash()[pos] % nc).astype(np.int64)
+            else:
+                out[pos] = offsets[j, h]
             return out
 
         p_binned = None
         if self.p_known:
             assert self.ref is not None
             p_binned = np.zeros(n_bins)
-            fin_chunk = hash_rows(self.finite_rows, self.chunk_seed)
+            if self._finite_chunk is None:
+                self._finite_chunk = hash_rows(self.finite_rows, self.chunk_seed)
+            fin_chunk = self._finite_chunk
             probs = self.ref.stair_probs
             masses = self.ref.stair_masses
             for j in range(self.n_st):

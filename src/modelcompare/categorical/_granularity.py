@@ -124,6 +124,8 @@ def _granularity_iv(
     else:
         ref_rows = check_rows(reference_samples, "reference_samples", min_samples=2)
         rows = check_rows(samples, "samples", length=ref_rows.shape[1])
+        common = np.promote_types(ref_rows.dtype, rows.dtype)  # equal rows must hash equally
+        ref_rows, rows = ref_rows.astype(common, copy=False), rows.astype(common, copy=False)
     if rows.shape[0] < 2:
         msg = f"`samples` needs at least 2 rows; got {rows.shape[0]}."
         raise ValueError(msg)
@@ -254,12 +256,14 @@ def granularity(
     chunk_seed = int(r_cuts.integers(2**62))
     cuts = _draw_cuts(r_cuts, n_st, max(ks) - (2 * n_st + int(p is not None)))
     engine = make_engine(p, fit_rows, ref_rows=fit_ref, chunk_seed=chunk_seed)
+    feats = engine.features(test_rows)
+    ref_feats = engine.features(test_ref) if test_ref is not None else None
     tests = []
     for k, r_k in zip(ks, spawn(r_tests, len(ks))):
         binning = engine.binning(k, cuts)
-        counts = binning.counts(test_rows)
+        counts = binning._counts_from_features(feats)
         if two_sample:
-            ref_counts = binning.counts(test_ref)
+            ref_counts = binning._counts_from_features(ref_feats)
             res = two_sample_closeness_test(
                 ref_counts, counts, epsilon=epsilon, delta=delta, mode=mode,
                 n_permutations=n_resamples, seed=r_k,

@@ -166,18 +166,33 @@ def index_to_rows(index: np.ndarray, n_categories: int, length: int) -> np.ndarr
     return out
 
 
+def _packed_words(rows: np.ndarray) -> np.ndarray:
+    """View each row's bytes as uint64 words (rows padded with zero bytes to a multiple of 8)."""
+    rows = np.ascontiguousarray(rows)
+    nbytes = rows.shape[1] * rows.itemsize
+    width = -(-nbytes // 8)
+    if nbytes == width * 8:
+        return rows.view(np.uint8).reshape(rows.shape[0], nbytes).view(np.uint64)
+    buf = np.zeros((rows.shape[0], width * 8), dtype=np.uint8)
+    buf[:, :nbytes] = rows.view(np.uint8).reshape(rows.shape[0], nbytes)
+    return buf.view(np.uint64)
+
+
 def hash_rows(rows: np.ndarray, seed: int = 0) -> np.ndarray:
-    """Seeded 64-bit hash of each row (FNV-style mixing per column, splitmix64 finaliser).
+    """Seeded 64-bit hash of each row (64-bit words mixed in turn, splitmix64 finaliser).
 
     Different ``seed`` values give independent-looking hash functions; the seeded random-binning
-    baseline and the extra cuts at large scale use ``hash_rows(rows, seed) % k``.
+    baseline and the extra cuts at large scale use ``hash_rows(rows, seed) % k``. The row is hashed
+    by value (its category codes), so equal rows always get equal hashes.
     """
+    words = _packed_words(rows)
     with np.errstate(over="ignore"):
         h = np.full(rows.shape[0], np.uint64((seed * _GOLDEN + 0x632BE59BD9B4E019) % 2**64))
-        for j in range(rows.shape[1]):
-            h ^= rows[:, j].astype(np.uint64)
+        for j in range(words.shape[1]):
+            h ^= words[:, j]
             h *= _PRIME
             h ^= h >> np.uint64(29)
+            h *= _MIX1
         h ^= h >> np.uint64(30)
         h *= _MIX1
         h ^= h >> np.uint64(27)

@@ -281,15 +281,18 @@ def _heights(n_stairs: int, ratio: float) -> np.ndarray:
 
 
 def _sort_stairs(rows: np.ndarray, c: int) -> np.ndarray:
-    if c <= 63:
-        mask = np.zeros(rows.shape[0], dtype=np.uint64)
-        for j in range(rows.shape[1]):
-            mask |= np.left_shift(np.uint64(1), rows[:, j].astype(np.uint64))
-        perm = mask == np.uint64(2**c - 1)
-    else:
-        srt = np.sort(rows, axis=1)
-        perm = (srt == np.arange(c)).all(axis=1)
-    out = np.full(rows.shape[0], -1, dtype=np.int64)
+    m = rows.shape[0]
+    perm = np.empty(m, dtype=bool)
+    block = 1 << 16
+    for start in range(0, m, block):  # O(block·L) scratch memory
+        chunk = rows[start : start + block]
+        if c <= 63:
+            bits = np.left_shift(np.uint64(1), chunk.astype(np.uint64))
+            perm[start : start + block] = np.bitwise_or.reduce(bits, axis=1) == np.uint64(2**c - 1)
+        else:
+            srt = np.sort(chunk, axis=1)
+            perm[start : start + block] = (srt == np.arange(c)).all(axis=1)
+    out = np.full(m, -1, dtype=np.int64)
     out[perm] = np.where(rows[perm, 0] < rows[perm, -1], 0, 1)
     return out
 
