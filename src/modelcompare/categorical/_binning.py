@@ -365,7 +365,8 @@ def make_engine(
 ) -> _TableEngine | _RowEngine:
     """Fit the sign split of B*_k from q̂ (rows) against p (or p̂ from ``ref_rows``)."""
     if ref is not None and ref.is_table:
-        assert ref.table is not None and ref.stair_labels is not None
+        assert ref.table is not None
+        assert ref.stair_labels is not None
         size = ref.table.shape[0]
         qw = np.bincount(ref.index_of(rows), minlength=size) / rows.shape[0]
         if ref_rows is None:

@@ -386,7 +386,7 @@ def two_sample_closeness_test(
         msg = f"`reference_counts` and `counts` must be 1-D with equal length; got {x.shape}, {y.shape}."
         raise ValueError(msg)
     for name, arr in (("reference_counts", x), ("counts", y)):
-        if arr.dtype.kind not in "iub" and (arr != np.round(arr)).any() or (arr < 0).any():
+        if (arr.dtype.kind not in "iub" and (arr != np.round(arr)).any()) or (arr < 0).any():
             msg = f"`{name}` must be non-negative integer counts."
             raise ValueError(msg)
     x = x.astype(np.int64)

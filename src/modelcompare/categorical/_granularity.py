@@ -242,7 +242,7 @@ def granularity(
     fit_rows, test_rows, fit_ref, test_ref = rows, rows, ref_rows, ref_rows
     if split:
         def halves(x: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
-            n_fit = int(math.floor(split_fraction * x.shape[0]))
+            n_fit = math.floor(split_fraction * x.shape[0])
             if n_fit < 1 or x.shape[0] - n_fit < 2:
                 msg = f"`{name}` has too few rows ({x.shape[0]}) to split at {split_fraction}."
                 raise ValueError(msg)

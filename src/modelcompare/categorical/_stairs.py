@@ -373,7 +373,7 @@ def stair_distribution(
     layout = check_choice(layout, "layout", _LAYOUTS)
     h = _heights(S, ratio)
     if layout == "sort":
-        if L != c or S != 2:
+        if c != L or S != 2:
             msg = f"layout 'sort' needs L = c and n_stairs = 2; got c={c}, L={L}, n_stairs={S}."
             raise ValueError(msg)
         if positive_fraction is not None:
@@ -390,7 +390,7 @@ def stair_distribution(
         msg = f"layout 'index' needs a table over Ω; |Ω| = {c}^{L} is too large. Use layout='sort'."
         raise ValueError(msg)
     if positive_fraction is None:
-        if L != c:
+        if c != L:
             msg = "`positive_fraction` is required when L != c (the default c!/c^c needs L = c)."
             raise ValueError(msg)
         n_pos = math.factorial(c)
