@@ -23,7 +23,7 @@ import numpy as np
 
 from .._random import SeedLike, check_seed
 from .._validation import check_int
-from ._space import group_rows, hash_rows
+from ._space import check_rows, group_rows, hash_rows
 from ._stairs import CategoricalReference
 
 __all__ = ["Binning", "adaptive_binning", "random_binning"]
@@ -58,12 +58,14 @@ class Binning:
     gains: np.ndarray | None = None
     _features: Any = field(default=None, repr=False)
     _labels: Any = field(default=None, repr=False)
+    _check: Any = field(default=None, repr=False)
 
-    def assign(self, rows: np.ndarray) -> np.ndarray:
-        """Bin label of each (validated) row."""
+    def assign(self, rows: Any) -> np.ndarray:
+        """Bin label of each row (an ``(m, L)`` array of categories, validated)."""
+        rows = self._check(rows, "rows") if self._check is not None else check_rows(rows, "rows")
         return self._labels(self._features(rows))
 
-    def counts(self, rows: np.ndarray) -> np.ndarray:
+    def counts(self, rows: Any) -> np.ndarray:
         """Bin counts of rows."""
         return np.bincount(self.assign(rows), minlength=self.n_bins)
 
@@ -173,6 +175,7 @@ class _TableEngine:
         return Binning(
             n_bins=n_bins, k=k, p_binned=p_binned, kind="adaptive", split_stairs=tuple(split),
             gains=self.gains.copy(), _features=self.ref.index_of, _labels=labels.__getitem__,
+            _check=self.ref.check,
         )
 
 
@@ -349,6 +352,7 @@ class _RowEngine:
         return Binning(
             n_bins=n_bins, k=k, p_binned=p_binned, kind="adaptive", split_stairs=tuple(split),
             gains=self.gains.copy(), _features=self.features, _labels=labels,
+            _check=self.ref.check if self.ref is not None else None,
         )
 
 
@@ -437,11 +441,11 @@ def random_binning(p: CategoricalReference, k: int, *, seed: SeedLike = None) ->
         labels[rng.permutation(size)] = np.minimum(np.arange(size) // width, k - 1)
         p_binned = np.bincount(labels, weights=p.table, minlength=k)
         return Binning(n_bins=k, k=k, p_binned=p_binned, kind="random",
-                       _features=p.index_of, _labels=labels.__getitem__)
+                       _features=p.index_of, _labels=labels.__getitem__, _check=p.check)
     hseed = int(rng.integers(2**62))
 
     def labels_fn(rows: np.ndarray) -> np.ndarray:
         return (hash_rows(rows, hseed) % np.uint64(k)).astype(np.int64)
 
     return Binning(n_bins=k, k=k, p_binned=np.full(k, 1.0 / k), kind="hash",
-                   _features=lambda rows: rows, _labels=labels_fn)
+                   _features=lambda rows: rows, _labels=labels_fn, _check=p.check)

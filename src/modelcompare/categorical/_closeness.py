@@ -88,6 +88,7 @@ class ClosenessResult(Result):
     n_bins: int
     n_reference: int | None = None
     degenerate: bool = False
+    seed_used: int | None = None
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "threshold", "reject", "mode")
 
@@ -262,13 +263,13 @@ def closeness_test(
     if eps0 < 0:
         msg = f"`epsilon0` must be >= 0; got {epsilon0}."
         raise ValueError(msg)
-    rng, _ = check_seed(seed)
+    rng, seed_used = check_seed(seed)
     m = int(n.sum())
     k = p.shape[0]
     t_all = float(l2_statistic(p, n))
     tv = 0.5 * float(np.abs(p - n / m).sum())
     common: dict[str, Any] = {"epsilon": float(epsilon), "delta": float(delta), "mode": mode,
-                              "tv": tv, "n_samples": m, "n_bins": k}
+                              "tv": tv, "n_samples": m, "n_bins": k, "seed_used": seed_used}
 
     if mode in ("paper", "amplified"):
         n_batches = (math.floor(math.log2(1 / delta)) if mode == "paper"
@@ -402,7 +403,7 @@ def two_sample_closeness_test(
     if not epsilon > 0:
         msg = f"`epsilon` must be positive; got {epsilon!r}."
         raise ValueError(msg)
-    rng, _ = check_seed(seed)
+    rng, seed_used = check_seed(seed)
     z = float(_cdvv(x, y, m1, m2))
     tv = 0.5 * float(np.abs(x / m1 - y / m2).sum())
     pvalue = None
@@ -420,5 +421,5 @@ def two_sample_closeness_test(
         statistic=z, pvalue=pvalue, reject=reject, threshold=float(thr), epsilon=float(epsilon),
         delta=float(delta), epsilon0=0.0 if mode == "permutation" else None, mode=mode,
         n_batches=1, batch_size=m2, batch_statistics=np.array([z]), n_batches_rejecting=int(reject),
-        tv=tv, n_samples=m2, n_bins=int(x.shape[0]), n_reference=m1,
+        tv=tv, n_samples=m2, n_bins=int(x.shape[0]), n_reference=m1, seed_used=seed_used,
     )
