@@ -20,10 +20,11 @@ Run: ``python examples/categorical_models.py``
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from modelcompare import granularity, stair_distribution
-from modelcompare.categorical._space import index_to_rows
 
 
 class MarkovModel:
@@ -68,7 +69,7 @@ class MarkovModel:
 def main() -> None:
     p = stair_distribution(6, 6, 2, 3.0, layout="sort")
     train = p.sample(10_000, seed=0)
-    omega = index_to_rows(np.arange(6**6), 6, 6)  # for the exact TV check only
+    omega = np.array(list(itertools.product(range(6), repeat=6)))  # for the exact TV check only
     p_all = p.prob(omega)
     models = {
         "independent (r=0)": (MarkovModel(0, 6, 6), train),

@@ -112,6 +112,16 @@ def test_asymptotic_pvalue_matches_threshold():
     assert res.reject == (res.pvalue <= 0.05) == (res.statistic > res.threshold)
 
 
+def test_asymptotic_degenerate_variance_is_flagged():
+    from modelcompare import DegenerateDataWarning
+
+    with pytest.warns(DegenerateDataWarning, match="variance"):
+        res = closeness_test([1.0, 0.0], [10, 0], mode="asymptotic")
+    assert res.degenerate
+    assert res.pvalue == 1.0
+    assert not res.reject
+
+
 def test_mc_pvalue_and_threshold_agree(rng):
     p = np.array([0.4, 0.3, 0.2, 0.1])
     for _ in range(5):
