@@ -9,6 +9,9 @@ Two engines build the same partitions:
   two-sample mode) is a set of rows; the other half is its complement, kept implicitly with
   p(P_j) = p(Ω_j) − p(N_j). Extra cuts split a half by a seeded hash of rows.
 
+Rule references on spaces of at most ``TABLE_LIMIT`` elements are enumerated into a table first, so
+bin masses are exact wherever that is affordable.
+
 Both engines fit from a reference weight per element (p known, or p̂ from reference samples) and q̂,
 then return a :class:`Binning` for any k; cuts are drawn once so levels are nested (B*_{k+1} refines
 B*_k above 2s − 1).
@@ -360,15 +363,23 @@ def _draw_cuts(rng: np.random.Generator, n_stairs: int, n: int) -> np.ndarray:
     return rng.integers(0, 2 * n_stairs, size=max(n, 0))
 
 
+#: Rule references on spaces up to this size are enumerated into a table, so that extra cuts and
+#: the random baseline use exact bin masses (hash chunks of Ω_j are only approximately even).
+TABLE_LIMIT = 2**20
+
+
 def make_engine(
     ref: CategoricalReference | None,
     rows: np.ndarray,
     *,
     ref_rows: np.ndarray | None = None,
     chunk_seed: int = 0,
+    force_rows: bool = False,
 ) -> _TableEngine | _RowEngine:
     """Fit the sign split of B*_k from q̂ (rows) against p (or p̂ from ``ref_rows``)."""
-    if ref is not None and ref.is_table:
+    if ref is not None and not force_rows and not ref.is_table and ref.size <= TABLE_LIMIT:
+        ref = ref.as_table()
+    if ref is not None and ref.is_table and not force_rows:
         assert ref.table is not None
         assert ref.stair_labels is not None
         size = ref.table.shape[0]
@@ -430,6 +441,8 @@ def random_binning(p: CategoricalReference, k: int, *, seed: SeedLike = None) ->
     """
     k = check_int(k, "k", low=1)
     rng, _ = check_seed(seed)
+    if not p.is_table and p.size <= TABLE_LIMIT:
+        p = p.as_table()
     if p.is_table:
         assert p.table is not None
         size = p.table.shape[0]

@@ -149,6 +149,25 @@ class CategoricalReference:
             n_categories=self.n_categories, length=self.length,
         )
 
+    def as_table(self) -> CategoricalReference:
+        """The same reference held as a table over Ω (enumerates Ω: small spaces only)."""
+        if self.is_table:
+            return self
+        if self.size > 2**26:
+            msg = f"|Ω| = {self.n_categories}^{self.length} is too large to hold as a table."
+            raise ValueError(msg)
+        rows = index_to_rows(np.arange(self.size), self.n_categories, self.length)
+        stairs = self.stair_of(rows)
+        table = np.zeros(self.size)
+        pos = stairs >= 0
+        table[pos] = self.stair_probs[stairs[pos]]
+        ref = CategoricalReference.from_table(table, self.n_categories, self.length, stairs=stairs,
+                                              layout=self.layout)
+        if ref.stair_sizes != self.stair_sizes:
+            msg = f"the stair rule yields sizes {ref.stair_sizes}, not the declared {self.stair_sizes}."
+            raise ValueError(msg)
+        return ref
+
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_table(
