@@ -4,6 +4,7 @@ report the finest level at which the model still passes a closeness test against
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -11,6 +12,7 @@ import numpy as np
 from .._random import SeedLike, check_seed, spawn
 from .._results import Result, result_class
 from .._validation import check_choice, check_fraction
+from .._warnings import ModelCompareWarning
 from ._binning import _draw_cuts, make_engine
 from ._closeness import (
     MODES,
@@ -23,6 +25,8 @@ from ._space import check_rows
 from ._stairs import CategoricalReference
 
 __all__ = ["GranularityResult", "granularity"]
+
+_CALIBRATED = ("cantelli", "asymptotic", "mc", "permutation")
 
 
 @result_class
@@ -237,6 +241,12 @@ def granularity(
         p, samples, reference_samples, k_range, mode, split_fraction
     )
     two_sample = ref_rows is not None
+    if not split and mode in _CALIBRATED:
+        warnings.warn(
+            f"mode={mode!r} with split=False: the bins B*_k are chosen on the tested samples, so the "
+            "level delta does not hold (selection bias). Use split=True for a calibrated decision.",
+            ModelCompareWarning, stacklevel=2,
+        )
     rng, seed_used = check_seed(seed)
     r_split, r_cuts, r_tests = spawn(rng, 3)
     fit_rows, test_rows, fit_ref, test_ref = rows, rows, ref_rows, ref_rows
