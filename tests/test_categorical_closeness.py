@@ -79,6 +79,15 @@ def test_paper_mode_batches_and_majority():
         assert r.reject == ((r.batch_statistics > r.threshold).sum() > 2)
 
 
+def test_amplified_mode_uses_more_batches():
+    p = np.full(4, 0.25)
+    res = closeness_test(p, [2500] * 4, epsilon=0.1, delta=0.05, mode="amplified", seed=0)
+    assert res.n_batches == math.ceil(8 * math.log(20)) == 24
+    assert res.batch_size == 10000 // 24
+    assert res.reject is False
+    assert closeness_test(p, [4000, 2000, 2000, 2000], mode="amplified", seed=0).reject
+
+
 def test_batches_preserve_counts_and_are_seeded():
     from modelcompare.categorical._closeness import _split_batches
 

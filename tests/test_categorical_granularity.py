@@ -72,6 +72,22 @@ def test_adaptive_binning_levels_follow_the_spec(p6, q4):
     assert 2 * (tvs[1] - tvs[0]) == pytest.approx(gains.max(), abs=1e-12)
 
 
+def test_binning_assign_validates_rows(p6):
+    b = adaptive_binning(p6, p6.sample(200, seed=0), 5, seed=0)
+    lab = b.assign([[0, 0, 0, 0, 0, 0], [5, 5, 5, 5, 5, 5]])  # plain lists are accepted
+    assert lab.tolist() == [b.assign(np.zeros((1, 6), int))[0], 4]  # 5^6 is on the zero stair
+    with pytest.raises(ValueError, match="length L=6"):
+        b.assign([[0, 1]])
+
+
+def test_tv_bound_mode_through_granularity(p6, q4):
+    res = granularity(p6, q4.sample(2000, seed=0), mode="tv-bound", seed=0)
+    for t in res.tests:
+        assert t.threshold == pytest.approx(max(np.sqrt(t.n_bins / 2000),
+                                                np.sqrt(2 / 2000 * np.log2(40))))
+        assert t.statistic == pytest.approx(t.tv)
+
+
 def test_k_below_s_raises(p6):
     with pytest.raises(ValueError, match="below s=4"):
         adaptive_binning(p6, p6.sample(100, seed=0), 3)
