@@ -27,6 +27,19 @@ from .c2st import C2STResult, c2st
 # posterior diagnostics (issue 4)
 
 # categorical granularity (issue 5)
+from .categorical import (
+    Binning,
+    CategoricalReference,
+    ClosenessResult,
+    GranularityResult,
+    adaptive_binning,
+    closeness_test,
+    granularity,
+    perturb,
+    random_binning,
+    stair_distribution,
+    two_sample_closeness_test,
+)
 
 # cross-validated comparison (issue 6)
 from .cv import (
@@ -71,6 +84,17 @@ __all__ = [
     # posterior diagnostics (issue 4)
 
     # categorical granularity (issue 5)
+    "Binning",
+    "CategoricalReference",
+    "ClosenessResult",
+    "GranularityResult",
+    "adaptive_binning",
+    "closeness_test",
+    "granularity",
+    "perturb",
+    "random_binning",
+    "stair_distribution",
+    "two_sample_closeness_test",
 
     # cross-validated comparison (issue 6)
     "BayesianSignedRankResult",

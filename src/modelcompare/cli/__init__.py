@@ -43,6 +43,9 @@ def _register() -> None:
     # posterior diagnostics (issue 4)
 
     # categorical granularity (issue 5)
+    from ._granularity import granularity_command
+
+    app.add_command(granularity_command)
 
     # cross-validated comparison (issue 6)
     from ._cv import cv_command

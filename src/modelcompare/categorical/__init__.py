@@ -1,0 +1,34 @@
+"""Categorical generative models: granularity evaluation by binning and closeness testing.
+
+Regol, Kroon & Coates (ICASSP 2023): bin the sample space Ω = {0..c-1}^L into partitions of growing
+granularity k and test closeness to a known reference at each level; a model's score is the finest
+granularity at which it still matches.
+"""
+
+from ._binning import Binning, adaptive_binning, random_binning
+from ._closeness import (
+    ClosenessResult,
+    closeness_test,
+    l2_statistic,
+    l2_statistic_variance,
+    two_sample_closeness_test,
+)
+from ._granularity import GranularityResult, granularity
+from ._stairs import CategoricalReference, distances, perturb, stair_distribution
+
+__all__ = [
+    "Binning",
+    "CategoricalReference",
+    "ClosenessResult",
+    "GranularityResult",
+    "adaptive_binning",
+    "closeness_test",
+    "distances",
+    "granularity",
+    "l2_statistic",
+    "l2_statistic_variance",
+    "perturb",
+    "random_binning",
+    "stair_distribution",
+    "two_sample_closeness_test",
+]
