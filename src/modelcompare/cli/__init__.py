@@ -47,6 +47,9 @@ def _register() -> None:
     # cross-validated comparison (issue 6)
 
     # sweeps (issue 7)
+    from ._sweep import sweep_command
+
+    app.add_command(sweep_command)
 
 
 _register()
