@@ -31,6 +31,8 @@ from .c2st import C2STResult, c2st
 # cross-validated comparison (issue 6)
 
 # scale-out (issue 7)
+from .c2st._many import C2STManyResult, c2st_many
+from .experiments import PowerStudyResult, power_study, run_many, run_sweep
 
 __version__ = "0.1.0"
 
@@ -55,5 +57,10 @@ __all__ = [
     # cross-validated comparison (issue 6)
 
     # scale-out (issue 7)
-
+    "C2STManyResult",
+    "PowerStudyResult",
+    "c2st_many",
+    "power_study",
+    "run_many",
+    "run_sweep",
 ]

@@ -130,17 +130,12 @@ def _fit_mlp_chunk(
 
     if not limit:
         return run()
-    import torch
-
+    from .._torch import import_torch
     from ..experiments._run_many import _limit_threads
 
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with _limit_threads():
-            return run()
-    finally:
-        torch.set_num_threads(previous)
+    import_torch("the MLP classifier of c2st", hint="Or use classifier='logistic'.")
+    with _limit_threads():  # one BLAS/OpenMP/torch thread per worker
+        return run()
 
 
 def _chunks(items: list[int], n: int) -> list[list[int]]:

@@ -86,7 +86,7 @@ def run_task(
     seed = task_seed(base, key)
     started = time.perf_counter()
     error = None
-    out: Any = None
+    outputs: dict[str, Any] = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -95,15 +95,15 @@ def run_task(
                     out = fn(**config, seed=seed)
             else:
                 out = fn(**config, seed=seed)
+            outputs = flatten_output(out)
         except Exception as exc:  # noqa: BLE001 - a failing task is recorded, not fatal
             error = f"{type(exc).__name__}: {exc}"
     record = flatten_config(config)
-    if error is None:
-        for name, value in flatten_output(out).items():
-            if name not in record:
-                record[name] = value
-            elif record[name] != value:  # an output that differs from the config entry it echoes
-                record[f"{name}_result"] = value
+    for name, value in outputs.items():
+        if name not in record:
+            record[name] = value
+        elif record[name] != value:  # an output that differs from the config entry it echoes
+            record[f"{name}_result"] = value
     record.update(
         key=key,
         seed=seed,
