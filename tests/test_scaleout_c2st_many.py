@@ -71,6 +71,9 @@ def test_named_pairs_are_keyed_by_name(rng):
     assert a.seeds[0] == b.seeds[0] == task_seed(0, "name:npe")
     assert b.table["pair"].tolist() == ["npe", "other"]
     assert_same(a[0], b[0])
+    assert b["other"] is b[1]
+    with pytest.raises(KeyError, match="no pair named"):
+        b["missing"]
 
 
 def test_warnings_name_the_pair(rng):
@@ -167,16 +170,26 @@ def test_mlp_hidden_groups_and_max_epochs_warning(rng, fake_engine):
     assert "not comparable" in many[0].reading
 
 
-def test_mlp_chunks_with_n_jobs_give_identical_results(rng, fake_engine):
+def test_mlp_n_jobs_and_batch_size(rng, fake_engine):
     import joblib
 
-    pairs = make_pairs(rng, widths=(2, 2, 2, 2))
+    pairs = make_pairs(rng, widths=(2, 2, 2, 3, 2))
     serial = c2st_many(pairs, seed=6)
+    assert len(fake_engine.calls) == 2
+    fake_engine.calls.clear()
     with joblib.parallel_config(backend="threading"):
-        chunked = c2st_many(pairs, seed=6, n_jobs=2)
-    assert len(fake_engine.calls) == 1 + 2  # one batched call, then one per worker chunk
-    for a, b in zip(serial, chunked, strict=True):
+        parallel = c2st_many(pairs, seed=6, n_jobs=2)
+    # n_jobs never changes which pairs share a network: still one network per width
+    assert sorted(c[0] for c in fake_engine.calls) == [5, 20]
+    fake_engine.calls.clear()
+    with joblib.parallel_config(backend="threading"):
+        batched = c2st_many(pairs, seed=6, n_jobs=2, batch_size=3)
+    assert sorted(c[0] for c in fake_engine.calls) == [5, 5, 15]
+    for a, b, c in zip(serial, parallel, batched, strict=True):
         assert_same(a, b)
+        assert_same(a, c)  # the fake engine is batch-invariant, so batching changes nothing
+    with pytest.raises(ValueError, match="batch_size"):
+        c2st_many(pairs, seed=6, batch_size=0)
 
 
 # ------------------------------------------------------------------ the real torch engine

@@ -12,7 +12,7 @@ from sklearn.model_selection import KFold
 
 from .._random import SeedLike, check_seed
 from .._results import Result, result_class
-from .._validation import check_samples
+from .._validation import check_int, check_samples
 from .._warnings import ConvergenceWarning
 from ._api import C2STResult, _c2st_iv, _recipe_seed, _summarise, prepare_c2st_data
 
@@ -26,7 +26,8 @@ class C2STManyResult(Result):
     Attributes
     ----------
     results : tuple of C2STResult
-        In the order of ``pairs``. ``res[i]`` and iteration give the same objects.
+        In the order of ``pairs``. ``res[i]`` (position), ``res[name]`` (for a dict of pairs)
+        and iteration give the same objects.
     table : pandas.DataFrame
         One row per pair: ``pair`` (index or name), ``key``, ``seed``, then the scalar fields of
         each result (``statistic``, ``accuracy``, ``pvalue``, ``auc``, ...).
@@ -49,8 +50,14 @@ class C2STManyResult(Result):
     def __len__(self) -> int:
         return len(self.results)
 
-    def __getitem__(self, i: int) -> C2STResult:
-        return self.results[i]
+    def __getitem__(self, i: int | str) -> C2STResult:
+        if isinstance(i, int | np.integer):
+            return self.results[i]
+        try:
+            return self.results[self.keys.index(f"name:{i}")]
+        except ValueError:
+            msg = f"no pair named {i!r}; pairs are indexed by position or by their dict name."
+            raise KeyError(msg) from None
 
     def __iter__(self) -> Any:
         return iter(self.results)
@@ -157,6 +164,7 @@ def c2st_many(
     max_epochs: int = 10000,
     device: Any = "cpu",
     n_jobs: int | None = None,
+    batch_size: int | None = None,
     progress: bool | Callable[[int], None] = False,
 ) -> C2STManyResult:
     """Many classifier two-sample tests in one call, the same statistic as :func:`c2st`.
@@ -173,8 +181,13 @@ def c2st_many(
         pair's stable key (see Notes).
     n_jobs : int or None
         joblib workers. ``None`` means one process, unless a ``joblib.parallel_config`` context
-        (e.g. ``backend="dask"``) says otherwise; the pairs of each width are then split into one
-        batched network per worker. Results do not depend on ``n_jobs``.
+        (e.g. ``backend="dask"``) says otherwise. The batched networks (one per width group, or
+        per ``batch_size`` pairs) are the parallel tasks; logistic fits are split evenly. Results
+        do not depend on ``n_jobs`` or the backend.
+    batch_size : int or None
+        MLP only: at most this many pairs per batched network (None: all pairs of a width). Smaller
+        batches give workers more, smaller tasks; which pairs share a network is fixed by
+        ``batch_size`` and the order of ``pairs``, never by ``n_jobs``.
     progress : bool or callable
         Passed to the MLP trainer in a serial run (epochs of each width group).
 
@@ -190,8 +203,16 @@ def c2st_many(
     :func:`modelcompare.experiments.task_seed`), where ``key_i`` is ``"name:<name>"`` when
     ``pairs`` is a dict, and otherwise a SHA-256 hash of the pair's validated float64 contents
     and shapes. A pair's result therefore does not depend on its position, on the other pairs,
-    on ``n_jobs`` or on the backend, and ``c2st(x_i, y_i, seed=seeds[i], **same_options)`` gives
-    exactly ``results[i]``. Two identical pairs in a list get identical results.
+    on ``n_jobs`` or on the backend, and ``c2st(x_i, y_i, seed=seeds[i], **same_options)`` runs
+    the same procedure with the same seeds. Two identical pairs in a list get identical results.
+
+    **Exactness.** With ``classifier="logistic"`` the results equal :func:`c2st`'s bit for bit.
+    With the MLP they agree up to float32 rounding: the batched engine's arithmetic is not
+    bit-invariant to which networks share a batch (logits differ by ~1e-7), and near the stopping
+    tolerance that can move a fold's stopping epoch, and so its accuracy, slightly (BENCHMARKS.md
+    gives the measured frequency and size, far below the seed-to-seed spread of the statistic).
+    For the same reason ``batch_size`` can change MLP results at that level; ``n_jobs`` and the
+    backend never do (they only decide where each batched network trains).
 
     **Batching.** Each pair is balanced, z-scored, noised and split into folds exactly as
     :func:`c2st` does. With the MLP, the folds of all pairs of the same width (and hidden
@@ -218,6 +239,8 @@ def c2st_many(
     n_folds, classifier, noise_scale, hidden, max_epochs = _c2st_iv(
         n_folds, classifier, noise_scale, hidden, max_epochs
     )
+    if batch_size is not None:
+        batch_size = check_int(batch_size, "batch_size", low=1)
     labels, raw, keys = _as_pairs(pairs)
     base = base_seed(seed)
 
@@ -267,7 +290,8 @@ def c2st_many(
             groups.setdefault((data.shape[1], *width), []).append(i)
         calls = []  # (pair indices, fold data, hidden)
         for members in groups.values():
-            for chunk in _chunks(members, n_chunks):
+            size = batch_size or len(members)
+            for chunk in (members[j : j + size] for j in range(0, len(members), size)):
                 fold_data = [
                     FoldData(
                         prepared[i][0][tr], prepared[i][1][tr], prepared[i][0][te], prepared[i][5]
