@@ -186,8 +186,9 @@ def c2st_many(
         do not depend on ``n_jobs`` or the backend.
     batch_size : int or None
         MLP only: at most this many pairs per batched network (None: all pairs of a width). Smaller
-        batches give workers more, smaller tasks; which pairs share a network is fixed by
-        ``batch_size`` and the order of ``pairs``, never by ``n_jobs``.
+        batches give workers more, smaller tasks; ``batch_size=1`` reproduces :func:`c2st` bit for
+        bit (see Notes). Which pairs share a network is fixed by ``batch_size`` and the order of
+        ``pairs``, never by ``n_jobs``.
     progress : bool or callable
         Passed to the MLP trainer in a serial run (epochs of each width group).
 
@@ -207,12 +208,14 @@ def c2st_many(
     the same procedure with the same seeds. Two identical pairs in a list get identical results.
 
     **Exactness.** With ``classifier="logistic"`` the results equal :func:`c2st`'s bit for bit.
-    With the MLP they agree up to float32 rounding: the batched engine's arithmetic is not
-    bit-invariant to which networks share a batch (logits differ by ~1e-7), and near the stopping
-    tolerance that can move a fold's stopping epoch, and so its accuracy, slightly (BENCHMARKS.md
-    gives the measured frequency and size, far below the seed-to-seed spread of the statistic).
-    For the same reason ``batch_size`` can change MLP results at that level; ``n_jobs`` and the
-    backend never do (they only decide where each batched network trains).
+    With the MLP and ``batch_size=1``, each pair's folds form exactly the network :func:`c2st`
+    trains, so the results are again bit-identical (and the pairs still run in parallel under
+    ``n_jobs``). With larger batches they agree only up to float32 rounding: the batched engine's
+    arithmetic is not bit-invariant to which networks share a batch (logits differ by ~1e-7 after a
+    few epochs), and over hundreds of epochs that can move a fold's stopping epoch and its
+    accuracy. The statistic is the same; its draw is not. BENCHMARKS.md gives the measured
+    frequency and size. ``n_jobs`` and the backend never change results (they only decide where
+    each batched network trains).
 
     **Batching.** Each pair is balanced, z-scored, noised and split into folds exactly as
     :func:`c2st` does. With the MLP, the folds of all pairs of the same width (and hidden
