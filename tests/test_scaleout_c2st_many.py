@@ -214,8 +214,8 @@ def _engine_ready() -> bool:
 def test_mlp_pairs_equal_c2st_real_engine(rng):
     # batch_size=1: each pair's folds are exactly the network c2st trains -> bit-identical.
     # A short max_epochs keeps this fast; folds that hit it warn, in c2st and c2st_many alike.
-    pairs = make_pairs(rng, widths=(2, 2, 3), n=(40, 44))
-    kw = {"n_folds": 3, "hidden": (6, 6), "max_epochs": 25}
+    pairs = make_pairs(rng, widths=(2, 2, 3), n=(30, 34))
+    kw = {"n_folds": 3, "hidden": (6, 6), "max_epochs": 15}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         exact = c2st_many(pairs, seed=3, batch_size=1, **kw)

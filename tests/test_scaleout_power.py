@@ -20,7 +20,7 @@ def ttest(x, seed):
 
 
 def gaussians(shift, seed):
-    return seed.normal(size=(50, 2)), seed.normal(shift, 1.0, size=(50, 2))
+    return seed.normal(size=(40, 2)), seed.normal(shift, 1.0, size=(40, 2))
 
 
 def uniform_pvalue(seed):
@@ -91,7 +91,7 @@ def test_c2st_logistic_size_and_power():
         test,
         gaussians,
         n_trials=30,
-        settings=[{"shift": 0.0}, {"shift": 1.0}],
+        settings=[{"shift": 0.0}, {"shift": 1.2}],
         seed=3,
         progress=False,
     )
