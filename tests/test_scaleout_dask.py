@@ -111,3 +111,21 @@ def test_cli_sweep_with_scheduler_address(cluster, tmp_path):
     rows_r = json.loads(remote.stdout)["rows"]
     rows_l = json.loads(local.stdout)["rows"]
     assert [r["pvalue"] for r in rows_r] == [r["pvalue"] for r in rows_l]
+
+
+@pytest.mark.torch
+def test_c2st_many_mlp_on_dask_equals_serial(cluster):
+    # one batched network per width group, trained on the workers: bit-identical to serial
+    from modelcompare import ConvergenceWarning
+
+    rng = np.random.default_rng(4)
+    pairs = [(rng.normal(size=(30, d)), rng.normal(0.5, 1.0, size=(30, d))) for d in (2, 2, 3)]
+    kw = {"seed": 1, "n_folds": 3, "hidden": (4,), "max_epochs": 12}
+    with pytest.warns(ConvergenceWarning):
+        serial = c2st_many(pairs, **kw)
+    with joblib.parallel_config(backend="dask"), pytest.warns(ConvergenceWarning):
+        remote = c2st_many(pairs, **kw)
+    for a, b in zip(serial, remote, strict=True):
+        assert a.accuracy == b.accuracy
+        np.testing.assert_array_equal(a.epochs, b.epochs)
+        np.testing.assert_array_equal(a.fold_auc, b.fold_auc)
