@@ -80,6 +80,21 @@ def test_sweep_failures_recorded_then_retried_or_kept(tmp_path):
     assert CALLS == [13]
 
 
+def test_sweep_parquet_with_mixed_type_column(tmp_path):
+    configs = [{"v": 1, "label": 3}, {"v": 2, "label": "three"}, {"v": 3, "label": None}]
+    table = run_sweep(
+        lambda v, label, seed: draw_task(v, seed),
+        configs,
+        out=tmp_path / "m.parquet",
+        seed=0,
+        progress=False,
+    )
+    assert table["error"].isna().all()
+    on_disk = pd.read_parquet(tmp_path / "m.parquet")
+    assert on_disk["label"].tolist()[:2] == ["3", "three"]
+    assert on_disk["draw"].tolist() == table["draw"].tolist()
+
+
 def test_sweep_refuses_other_seed_and_bad_out(tmp_path):
     out = tmp_path / "res.csv"
     run_sweep(draw_task, CONFIGS[:1], out=out, seed=1, progress=False)

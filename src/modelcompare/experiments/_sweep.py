@@ -53,10 +53,23 @@ def _atomic_write_text(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+def _parquet_safe(frame: Any) -> Any:
+    """Parquet columns hold one type: a column mixing types (e.g. ints and names) becomes text."""
+    out = frame.copy()
+    for name in out.columns:
+        if out[name].dtype != object:
+            continue
+        missing = out[name].isna().to_numpy()
+        kinds = {type(v) for v, gap in zip(out[name], missing, strict=True) if not gap}
+        if len(kinds) > 1 and not kinds <= {int, float}:
+            out[name] = [None if gap else str(v) for v, gap in zip(out[name], missing, strict=True)]
+    return out
+
+
 def _write_table(frame: Any, path: Path, fmt: str) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     if fmt == "parquet":
-        frame.to_parquet(tmp, index=False)
+        _parquet_safe(frame).to_parquet(tmp, index=False)
     else:
         frame.to_csv(tmp, index=False)
     tmp.replace(path)
