@@ -9,16 +9,18 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning  # noqa: E402
-from sklearn.model_selection import KFold  # noqa: E402
-from sklearn.neural_network import MLPClassifier  # noqa: E402
-from sklearn.neural_network._base import binary_log_loss  # noqa: E402
-from sklearn.neural_network._stochastic_optimizers import AdamOptimizer  # noqa: E402
+import itertools
 
-from modelcompare import c2st  # noqa: E402
-from modelcompare._warnings import ConvergenceWarning  # noqa: E402
-from modelcompare.c2st import _mlp  # noqa: E402
-from modelcompare.c2st._mlp import (  # noqa: E402
+from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
+from sklearn.model_selection import KFold
+from sklearn.neural_network import MLPClassifier
+from sklearn.neural_network._base import binary_log_loss
+from sklearn.neural_network._stochastic_optimizers import AdamOptimizer
+
+from modelcompare import c2st
+from modelcompare._warnings import ConvergenceWarning
+from modelcompare.c2st import _mlp
+from modelcompare.c2st._mlp import (
     FoldData,
     ParamLayout,
     StoppingRule,
@@ -70,12 +72,13 @@ def test_glorot_init_is_sklearns_init_coef():
     ours = glorot_init(np.random.RandomState(11), sizes)
     clf = MLPClassifier(activation="relu")
     clf._random_state = np.random.RandomState(11)
-    for (w, b), (fan_in, fan_out) in zip(ours, zip(sizes[:-1], sizes[1:])):
+    for (w, b), (fan_in, fan_out) in zip(ours, itertools.pairwise(sizes)):
         w_ref, b_ref = clf._init_coef(fan_in, fan_out, np.float32)
         np.testing.assert_array_equal(w, w_ref)
         np.testing.assert_array_equal(b, b_ref)
         bound = np.sqrt(6.0 / (fan_in + fan_out))
-        assert w.dtype == np.float32 and np.abs(w).max() <= bound
+        assert w.dtype == np.float32
+        assert np.abs(w).max() <= bound
         assert np.abs(b).max() > 0  # biases are drawn, not zero
     # and the same values as a plain float64 RandomState draw, in the order W0, b0, W1, ...
     rs = np.random.RandomState(11)
@@ -145,7 +148,8 @@ def test_stopping_rule_matches_sklearn_counter():
             (i for i, value in enumerate(curve, start=1) if rule.update(np.array([value]))[0]),
             None,
         )
-        assert ref_stop is not None and our_stop == ref_stop
+        assert ref_stop is not None
+        assert our_stop == ref_stop
         assert our_stop >= 12
 
 
@@ -183,7 +187,8 @@ def test_first_epochs_match_sklearn_bit_for_bit_up_to_rounding():
     for epochs in (1, 5):
         ref = _sklearn_fit(x, y, 9, (20, 20), max_iter=epochs)
         fit = train_mlp([FoldData(x, y, x, 9)], hidden=(20, 20), max_epochs=epochs)[0]
-        assert fit.epochs == epochs and fit.hit_max
+        assert fit.epochs == epochs
+        assert fit.hit_max
         assert abs(fit.final_loss - ref.loss_curve_[-1]) < 1e-6
         np.testing.assert_allclose(fit.test_logits, _sk_logits(ref, x), atol=1e-4)
 
@@ -235,9 +240,11 @@ def test_determinism_and_max_epochs_flag():
     a = train_mlp(folds, hidden=(10, 10), max_epochs=4)[0]
     b = train_mlp(folds, hidden=(10, 10), max_epochs=4)[0]
     np.testing.assert_array_equal(a.test_logits, b.test_logits)
-    assert a.epochs == 4 and a.hit_max
+    assert a.epochs == 4
+    assert a.hit_max
     full = train_mlp(folds, hidden=(10, 10), max_epochs=10000)[0]
-    assert 12 <= full.epochs < 10000 and not full.hit_max
+    assert 12 <= full.epochs < 10000
+    assert not full.hit_max
 
 
 def test_progress_callable_counts_all_epochs():
@@ -302,11 +309,14 @@ def test_c2st_mlp_end_to_end_and_determinism():
     y = rng.standard_normal((300, 2)) + 1.0
     a = c2st(x, y, seed=4)
     b = c2st(x, y, seed=4)
-    assert a.classifier == "mlp" and a.hidden == (20, 20)
-    assert a.accuracy == b.accuracy and np.array_equal(a.epochs, b.epochs)
+    assert a.classifier == "mlp"
+    assert a.hidden == (20, 20)
+    assert a.accuracy == b.accuracy
+    assert np.array_equal(a.epochs, b.epochs)
     assert 0.65 < a.accuracy < 0.82  # Bayes accuracy Φ(1/√2·√2/2·…) ≈ 0.76
     assert a.pvalue < 1e-3
-    assert a.epochs.shape == (5,) and (a.epochs >= 12).all()
+    assert a.epochs.shape == (5,)
+    assert (a.epochs >= 12).all()
     null = c2st(x, rng.standard_normal((300, 2)), seed=4)
     assert abs(null.accuracy - 0.5) < 0.08
 
@@ -318,7 +328,8 @@ def test_c2st_custom_hidden_and_max_epochs_warning():
     assert res.hidden == (7,)
     with pytest.warns(ConvergenceWarning, match="max_epochs"):
         capped = c2st(x, y, seed=1, max_epochs=2)
-    assert capped.hit_max_epochs and (capped.epochs == 2).all()
+    assert capped.hit_max_epochs
+    assert (capped.epochs == 2).all()
 
 
 def test_device_auto_falls_back_and_gpu_without_accelerator_raises():

@@ -32,6 +32,7 @@ loss vector, which drives the stopping rule.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -91,7 +92,7 @@ def glorot_init(
     Draws in float64 from ``rs`` (advancing it exactly as scikit-learn does) and casts to float32.
     """
     layers = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+    for fan_in, fan_out in itertools.pairwise(sizes):
         bound = np.sqrt(6.0 / (fan_in + fan_out))
         w = rs.uniform(-bound, bound, (fan_in, fan_out))
         b = rs.uniform(-bound, bound, fan_out)
@@ -106,7 +107,7 @@ class ParamLayout:
         self.sizes = tuple(int(s) for s in sizes)
         self.blocks: list[tuple[int, int, int]] = []  # (offset, fan_in, fan_out)
         offset = 0
-        for fan_in, fan_out in zip(self.sizes[:-1], self.sizes[1:]):
+        for fan_in, fan_out in itertools.pairwise(self.sizes):
             self.blocks.append((offset, fan_in, fan_out))
             offset += (fan_in + 1) * fan_out
         self.size = offset
@@ -366,7 +367,9 @@ class _Engine:
         self.out_w = [
             buf[:, off : off + fan_in].view(e_n, 1, fan_in) for buf in (theta, grad, tmp)
         ]
-        self.out_b = [buf[:, off + fan_in : off + fan_in + 1].view(e_n, 1, 1) for buf in (theta, grad, tmp)]
+        self.out_b = [
+            buf[:, off + fan_in : off + fan_in + 1].view(e_n, 1, 1) for buf in (theta, grad, tmp)
+        ]
         self.theta_row = theta.unsqueeze(1)
         self.tmp_col = tmp.unsqueeze(2)
 
@@ -573,7 +576,7 @@ def _run(
         bce = -(torch.log(picked) * batch.real).sum(dim=(0, 2, 3))
         l2 = (batch.sq.view(batch.n_steps, -1).to(engine.loss_dtype) * batch.half_bs).sum(0)
         loss = ((bce + l2) / batch.n_train).cpu().numpy()  # the epoch's one synchronisation
-        for j, e in enumerate(active):
+        for e in active:
             e.t += e.n_batches
             e.epochs += 1
         stop = rule.update(loss)
