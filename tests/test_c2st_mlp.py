@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-
-import itertools
 
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 from sklearn.model_selection import KFold
