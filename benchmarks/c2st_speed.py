@@ -20,7 +20,7 @@ import warnings
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 
 def sbibm_c2st(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[float, list[int]]:

@@ -32,6 +32,7 @@ loss vector, which drives the stopping rule.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -91,7 +92,7 @@ def glorot_init(
     Draws in float64 from ``rs`` (advancing it exactly as scikit-learn does) and casts to float32.
     """
     layers = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+    for fan_in, fan_out in itertools.pairwise(sizes):
         bound = np.sqrt(6.0 / (fan_in + fan_out))
         w = rs.uniform(-bound, bound, (fan_in, fan_out))
         b = rs.uniform(-bound, bound, fan_out)
@@ -106,7 +107,7 @@ class ParamLayout:
         self.sizes = tuple(int(s) for s in sizes)
         self.blocks: list[tuple[int, int, int]] = []  # (offset, fan_in, fan_out)
         offset = 0
-        for fan_in, fan_out in zip(self.sizes[:-1], self.sizes[1:]):
+        for fan_in, fan_out in itertools.pairwise(self.sizes):
             self.blocks.append((offset, fan_in, fan_out))
             offset += (fan_in + 1) * fan_out
         self.size = offset
@@ -366,67 +367,83 @@ class _Engine:
         self.out_w = [
             buf[:, off : off + fan_in].view(e_n, 1, fan_in) for buf in (theta, grad, tmp)
         ]
-        self.out_b = [buf[:, off + fan_in : off + fan_in + 1].view(e_n, 1, 1) for buf in (theta, grad, tmp)]
+        self.out_b = [
+            buf[:, off + fan_in : off + fan_in + 1].view(e_n, 1, 1) for buf in (theta, grad, tmp)
+        ]
         self.theta_row = theta.unsqueeze(1)
         self.tmp_col = tmp.unsqueeze(2)
 
-    def step(self, k: int) -> None:
+    def epoch(self, entries: list[_Entry]) -> None:
+        """Run every minibatch step of one epoch (forward, backward, L2, Adam) for all entries."""
         torch = self.torch
         bt = self.batch
+        bmm, baddbmm, tsum, mul = torch.bmm, torch.baddbmm, torch.sum, torch.mul
+        sigmoid, addcmul = torch.sigmoid, torch.addcmul
+        relu_grad = torch.ops.aten.threshold_backward.grad_input
         acts, acts_t, deltas = bt.acts, bt.acts_t, bt.deltas
         th_v, g_v, tmp_v = self.th_v, self.g_v, self.tmp_v
         n_hidden = len(acts)
-        x = bt.x[k]
-        # forward
-        torch.bmm(x, th_v[0][0], out=acts[0])
-        acts[0].clamp_min_(0.0)
-        for layer in range(1, n_hidden):
-            torch.baddbmm(th_v[layer][2], acts[layer - 1], th_v[layer][1], out=acts[layer])
-            acts[layer].clamp_min_(0.0)
-        z = bt.z[k]  # (E, 1, Bp): w (E, 1, h) @ A^T (E, h, Bp) + b
+        a0, a_last, a_last_t = acts[0], acts[-1], acts_t[-1]
+        w0_aug, g0_aug, tmp0_aug = th_v[0][0], g_v[0][0], tmp_v[0][0]
+        fwd = [(th_v[i][2], acts[i - 1], th_v[i][1], acts[i]) for i in range(1, n_hidden)]
+        bwd = [
+            (tmp_v[i][1], acts_t[i - 1], g_v[i][1], g_v[i][2], deltas[i - 1], self.w_t[i],
+             acts[i - 1])
+            for i in range(n_hidden - 1, 0, -1)
+        ]
         out_w, out_b = self.out_w, self.out_b
-        torch.baddbmm(out_b[0], out_w[0], acts_t[-1], out=z)
-        p = bt.p[k]
-        torch.sigmoid(z, out=p)
-        delta = bt.delta_out
-        torch.addcmul(bt.nyw[k], p, bt.w[k], out=delta)  # (p - y) / |b|
-        # L2: tmp = (α/|b|)·W (0 on biases); sq = Σ (α/|b|)·W² for the loss
-        torch.mul(self.theta, bt.coef[k], out=self.tmp)
-        torch.bmm(self.theta_row, self.tmp_col, out=bt.sq_k[k])
-        # backward: output layer (row-vector form), then the hidden layers
-        torch.baddbmm(out_w[2], delta, acts[-1], out=out_w[1])
-        torch.sum(delta, dim=2, keepdim=True, out=out_b[1])
-        nxt = deltas[-1]
-        torch.mul(delta.transpose(1, 2), out_w[0], out=nxt)
-        torch.ops.aten.threshold_backward.grad_input(nxt, acts[-1], 0.0, grad_input=nxt)
-        delta = nxt
-        for layer in range(n_hidden - 1, 0, -1):
-            torch.baddbmm(tmp_v[layer][1], acts_t[layer - 1], delta, out=g_v[layer][1])
-            torch.sum(delta, dim=1, keepdim=True, out=g_v[layer][2])
-            nxt = deltas[layer - 1]
-            torch.bmm(delta, self.w_t[layer], out=nxt)
-            torch.ops.aten.threshold_backward.grad_input(nxt, acts[layer - 1], 0.0, grad_input=nxt)
-            delta = nxt
-        torch.baddbmm(tmp_v[0][0], bt.x_t[k], delta, out=g_v[0][0])
-
-    def adam(self, k: int, entries: list[_Entry]) -> None:
-        torch = self.torch
-        bt = self.batch
-        if bt.uniform:
-            t = entries[0].t + k + 1
-            if self.fused:
-                fused_adam_update_(
-                    [self.theta], [self.grad], [self.m], [self.v], self.step_t, t, torch
-                )
+        ow, og, otmp, ob, ogb = out_w[0], out_w[1], out_w[2], out_b[0], out_b[1]
+        theta, tmp, coef = self.theta, self.tmp, bt.coef
+        theta_row, tmp_col = self.theta_row, self.tmp_col
+        delta_out, d_last = bt.delta_out, deltas[-1]
+        delta_out_t = delta_out.transpose(1, 2)
+        xs, xts, zs, ps, nyws, ws, sqs = bt.x, bt.x_t, bt.z, bt.p, bt.nyw, bt.w, bt.sq_k
+        uniform, t0 = bt.uniform, entries[0].t
+        fused = self.fused
+        grad, m, v, step_t = self.grad, self.m, self.v, self.step_t
+        for k in range(bt.n_steps):
+            # forward; the output layer works on row vectors: z = w (E,1,h) @ A^T (E,h,Bp) + b
+            bmm(xs[k], w0_aug, out=a0)
+            a0.clamp_min_(0.0)
+            for bias, a_in, w, a_out in fwd:
+                baddbmm(bias, a_in, w, out=a_out)
+                a_out.clamp_min_(0.0)
+            z, p = zs[k], ps[k]
+            baddbmm(ob, ow, a_last_t, out=z)
+            sigmoid(z, out=p)
+            addcmul(nyws[k], p, ws[k], out=delta_out)  # (p - y) / |b|, 0 on padding
+            # L2: tmp = (α/|b|)·W (0 on biases); sq = Σ (α/|b|)·W², for the epoch loss
+            mul(theta, coef[k], out=tmp)
+            bmm(theta_row, tmp_col, out=sqs[k])
+            # backward
+            baddbmm(otmp, delta_out, a_last, out=og)
+            tsum(delta_out, dim=2, keepdim=True, out=ogb)
+            mul(delta_out_t, ow, out=d_last)
+            relu_grad(d_last, a_last, 0.0, grad_input=d_last)
+            delta = d_last
+            for tmp_w, a_prev_t, g_w, g_b, nxt, w_t, a_prev in bwd:
+                baddbmm(tmp_w, a_prev_t, delta, out=g_w)
+                tsum(delta, dim=1, keepdim=True, out=g_b)
+                bmm(delta, w_t, out=nxt)
+                relu_grad(nxt, a_prev, 0.0, grad_input=nxt)
+                delta = nxt
+            baddbmm(tmp0_aug, xts[k], delta, out=g0_aug)
+            # Adam
+            if uniform:
+                if fused:
+                    fused_adam_update_([theta], [grad], [m], [v], step_t, t0 + k + 1, torch)
+                else:
+                    adam_update_(theta, grad, m, v, t0 + k + 1, torch)
             else:
-                adam_update_(self.theta, self.grad, self.m, self.v, t, torch)
-            return
-        # ragged: each active entry on its own clock (rare: entries with different batch counts)
+                self._ragged_adam(k, entries)
+
+    def _ragged_adam(self, k: int, entries: list[_Entry]) -> None:
+        # entries on their own clocks (different batch counts): update the active ones one by one
+        bt = self.batch
         for j, e in enumerate(entries):
-            if not bt.active[k, j]:
-                continue
-            t = e.t + min(k, e.n_batches) + 1
-            adam_update_(self.theta[j], self.grad[j], self.m[j], self.v[j], t, torch)
+            if bt.active[k, j]:
+                t = e.t + k + 1
+                adam_update_(self.theta[j], self.grad[j], self.m[j], self.v[j], t, self.torch)
 
 
 def _stack_data(torch: Any, device: Any, folds: Sequence[FoldData], d: int) -> Any:
@@ -564,16 +581,14 @@ def _run(
         torch.index_select(batch.data.view(-1, batch.data.shape[2]), 0, idx_t,
                            out=batch.gathered_flat)
         torch.mul(batch.labels, batch.neg_row_w, out=batch.neg_yw)
-        for k in range(batch.n_steps):
-            engine.step(k)
-            engine.adam(k, active)
+        engine.epoch(active)
         # epoch loss: Σ_rows BCE (float64, clipped at float32's eps) + (α/2)·Σ_steps ‖W‖², / n_train
         p = batch.probs.clamp(EPS32, 1.0 - EPS32)
         picked = torch.where(batch.labels > 0.5, p, 1.0 - p).to(engine.loss_dtype)
         bce = -(torch.log(picked) * batch.real).sum(dim=(0, 2, 3))
         l2 = (batch.sq.view(batch.n_steps, -1).to(engine.loss_dtype) * batch.half_bs).sum(0)
         loss = ((bce + l2) / batch.n_train).cpu().numpy()  # the epoch's one synchronisation
-        for j, e in enumerate(active):
+        for e in active:
             e.t += e.n_batches
             e.epochs += 1
         stop = rule.update(loss)
