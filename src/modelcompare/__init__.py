@@ -64,6 +64,8 @@ from .cv import (
 )
 
 # scale-out (issue 7)
+from .c2st._many import C2STManyResult, c2st_many
+from .experiments import PowerStudyResult, power_study, run_many, run_sweep
 
 __version__ = "0.1.0"
 
@@ -117,5 +119,10 @@ __all__ = [
     "wilcoxon_holm",
 
     # scale-out (issue 7)
-
+    "C2STManyResult",
+    "PowerStudyResult",
+    "c2st_many",
+    "power_study",
+    "run_many",
+    "run_sweep",
 ]

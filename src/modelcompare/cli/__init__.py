@@ -53,6 +53,9 @@ def _register() -> None:
     app.add_command(cv_command)
 
     # sweeps (issue 7)
+    from ._sweep import sweep_command
+
+    app.add_command(sweep_command)
 
 
 _register()

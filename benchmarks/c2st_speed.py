@@ -1,0 +1,96 @@
+"""Time sbibm's C2ST recipe (scikit-learn) against ``modelcompare.c2st`` on the same data.
+
+Run from the repository root::
+
+    OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+        PYTHONPATH=src python benchmarks/c2st_speed.py [--n 10000] [--dims 2 5 10] [--seed 1]
+
+Both run on one CPU core, one after the other, on identical z-scored float32 arrays with the same
+integer seed (so the same KFold split, initial weights and minibatch order). The script prints the
+two wall times, their ratio, and the accuracy and epochs per fold of each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np
+
+
+def sbibm_c2st(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[float, list[int]]:
+    """sbibm 1.1.0's ``c2st`` (z-scoring already done), returning accuracy and epochs per fold."""
+    from sklearn.model_selection import KFold, cross_validate
+    from sklearn.neural_network import MLPClassifier
+
+    data = np.concatenate([x, y]).astype(np.float32)
+    target = np.concatenate([np.zeros(len(x)), np.ones(len(y))])
+    d = data.shape[1]
+    clf = MLPClassifier(
+        activation="relu",
+        hidden_layer_sizes=(10 * d, 10 * d),
+        max_iter=10000,
+        solver="adam",
+        random_state=seed,
+    )
+    shuffle = KFold(n_splits=5, shuffle=True, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = cross_validate(
+            clf, data, target, cv=shuffle, scoring="accuracy", return_estimator=True
+        )
+    return float(np.mean(out["test_score"])), [int(e.n_iter_) for e in out["estimator"]]
+
+
+def ours_c2st(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[float, list[int]]:
+    from modelcompare import c2st
+
+    res = c2st(x, y, seed=seed, z_score=False)
+    return float(res.accuracy), [int(e) for e in res.epochs]
+
+
+def zscored_gaussians(n: int, d: int, seed: int, shift: float = 0.0) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, d))
+    y = rng.standard_normal((n, d)) + shift
+    mean, std = x.mean(0), x.std(0, ddof=1)
+    return ((x - mean) / std).astype(np.float32), ((y - mean) / std).astype(np.float32)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=10000, help="draws per set")
+    parser.add_argument("--dims", type=int, nargs="+", default=[2, 5, 10])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--shift", type=float, default=0.0)
+    args = parser.parse_args()
+
+    import torch
+
+    torch.set_num_threads(1)
+    print(f"n = {args.n} vs {args.n}, seed {args.seed}, shift {args.shift}, one thread")
+    print("| d | sklearn s | ours s | ratio | sklearn acc | ours acc | sklearn epochs | ours epochs |")
+    print("|---|---|---|---|---|---|---|---|")
+    for d in args.dims:
+        x, y = zscored_gaussians(args.n, d, args.seed, args.shift)
+        ours_c2st(x[:50], y[:50], args.seed)  # warm-up (imports, first-call dispatch)
+        t0 = time.perf_counter()
+        acc_ref, ep_ref = sbibm_c2st(x, y, args.seed)
+        t_ref = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        acc, ep = ours_c2st(x, y, args.seed)
+        t_ours = time.perf_counter() - t0
+        print(
+            f"| {d} | {t_ref:.2f} | {t_ours:.2f} | {t_ref / t_ours:.1f}x | {acc_ref:.4f} | "
+            f"{acc:.4f} | {ep_ref} | {ep} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+"""``modelcompare sweep``: run a grid of tests over data files, resumably, locally or on Dask."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ._common import handle_errors
+
+
+def _scheduler(address: str | None) -> Any:
+    """A context that sends joblib work to Dask (an address, or ``local`` for a LocalCluster)."""
+    stack = contextlib.ExitStack()
+    if address is None:
+        return stack
+    import joblib
+
+    from .._optional import import_optional
+
+    distributed = import_optional("distributed", purpose="--scheduler (running on a Dask cluster)")
+    if address == "local":
+        cluster = stack.enter_context(distributed.LocalCluster(dashboard_address=None))
+        client = stack.enter_context(distributed.Client(cluster))
+    else:
+        try:
+            client = stack.enter_context(distributed.Client(address, timeout="10s"))
+        except (OSError, TimeoutError) as exc:
+            stack.close()
+            msg = f"could not reach the Dask scheduler at {address!r} ({exc})."
+            raise OSError(msg) from None
+    stack.enter_context(joblib.parallel_config(backend="dask"))
+    del client
+    return stack
+
+
+@click.command("sweep")
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Results file (.parquet or .csv). Default: the config's `out`, else CONFIG.results.parquet "
+    "(.csv without pyarrow).",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="Dask scheduler address (tcp://host:8786), or `local` for a local cluster.",
+)
+@click.option("--n-jobs", type=int, default=None, help="joblib workers (default: the config's).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Base seed.")
+@click.option(
+    "--retry-failed/--keep-failed",
+    default=True,
+    show_default=True,
+    help="Rerun tasks that failed in an earlier run, or keep their recorded error.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.option("--quiet", "-q", is_flag=True, help="Silence progress and hints on stderr.")
+@handle_errors
+def sweep_command(
+    config: str,
+    out: str | None,
+    scheduler: str | None,
+    n_jobs: int | None,
+    seed: int | None,
+    retry_failed: bool,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """Run the grid of tests in CONFIG (.yaml or .json) over the data files it lists.
+
+    Each finished task is saved at once (under OUT.parts/); rerunning the same command skips what
+    is done, so an interrupted sweep loses nothing that finished. A failing task is recorded with
+    its error. Exit codes: 0 the sweep ran (failed tasks are in the table and counted on stderr);
+    2 usage error; 3 invalid config, unreadable file or unreachable scheduler.
+
+    \b
+    Example config (sweep.yaml):
+      seed: 0
+      data: {ref: reference.npy, npe: npe.npy, snle: snle.npy}
+      tests:
+        - test: c2st
+          x: ref
+          y: [npe, snle]
+          options: {classifier: logistic}
+          grid: {n_folds: [5, 10]}
+    \b
+      $ modelcompare sweep sweep.yaml --out results.parquet
+      $ modelcompare sweep sweep.yaml --scheduler tcp://10.0.0.5:8786 --json
+      {"n_failed": 0, "n_run": 4, "n_skipped": 0, "out": "results.parquet", "rows": [...], ...}
+    """
+    from .. import __version__
+    from ..experiments._config import load_config, run_config
+
+    cfg = load_config(config)
+    if out is None and cfg.get("out") is None:
+        try:
+            import pyarrow  # noqa: F401
+
+            suffix = ".parquet"
+        except ImportError:
+            suffix = ".csv"
+        out = str(Path(config).with_suffix("")) + ".results" + suffix
+    with _scheduler(scheduler):
+        table = run_config(
+            cfg,
+            out=out,
+            seed=seed,
+            n_jobs=n_jobs,
+            progress=not quiet,
+            retry_failed=retry_failed,
+            base_dir=Path(config).parent,
+        )
+    out_path = table.attrs["out"]
+    n_failed = int(table["error"].notna().sum())
+    if not quiet:
+        click.echo(f"seed used: {table.attrs['seed_used']}", err=True)
+        click.echo(
+            f"{len(table)} tasks: {table.attrs['n_run']} run, {table.attrs['n_skipped']} already "
+            f"done, {n_failed} failed; results in {out_path}",
+            err=True,
+        )
+        if n_failed:
+            first = table.loc[table["error"].notna(), "error"].iloc[0]
+            click.echo(f"first error: {first}", err=True)
+    if as_json:
+        from .._results import to_builtin
+        from ._common import _jsonable
+
+        payload = {
+            "test": "sweep",
+            "out": str(out_path),
+            "seed": table.attrs["seed_used"],
+            "n_run": table.attrs["n_run"],
+            "n_skipped": table.attrs["n_skipped"],
+            "n_failed": n_failed,
+            "rows": to_builtin(table.astype(object).where(table.notna(), None)),
+            "version": __version__,
+        }
+        click.echo(json.dumps(_jsonable(payload), sort_keys=True, allow_nan=False))
+        return
+    shown = [*table.attrs["config_columns"]]
+    shown += [c for c in ("statistic", "pvalue", "error") if c in table.columns]
+    with contextlib.suppress(BrokenPipeError):
+        click.echo(table[shown].to_string(index=False, max_colwidth=60))
+    sys.stdout.flush()

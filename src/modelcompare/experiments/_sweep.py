@@ -1,0 +1,211 @@
+"""Resumable sweeps: every finished task is written to disk under its config key."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .._random import SeedLike
+from .._warnings import MissingDependencyError
+from ._run_many import config_columns, execute, prepare_tasks, to_frame
+from ._seeds import base_seed
+
+__all__ = ["parts_dir", "run_sweep"]
+
+_META = "_sweep.json"
+FORMATS = {".parquet": "parquet", ".csv": "csv"}
+
+
+def parts_dir(out: str | os.PathLike[str]) -> Path:
+    """Folder next to ``out`` that holds one JSON record per finished task (``<key>.json``)."""
+    out = Path(out)
+    return out.with_name(out.name + ".parts")
+
+
+def _check_out(out: Any) -> tuple[Path, str]:
+    if not isinstance(out, str | os.PathLike):
+        msg = f"`out` must be a path ending in .parquet or .csv; got {type(out).__name__}."
+        raise TypeError(msg)
+    path = Path(out)
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        msg = f"`out` must end in .parquet or .csv; got {str(out)!r}."
+        raise ValueError(msg)
+    if fmt == "parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            msg = (
+                "writing .parquet results requires pyarrow: pip install 'modelcompare[parquet]', "
+                "or use an `out` ending in .csv."
+            )
+            raise MissingDependencyError(msg) from None
+    return path, fmt
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def _parquet_safe(frame: Any) -> Any:
+    """Parquet columns hold one type: a column mixing types (e.g. ints and names) becomes text."""
+    out = frame.copy()
+    for name in out.columns:
+        if out[name].dtype != object:
+            continue
+        missing = out[name].isna().to_numpy()
+        kinds = {type(v) for v, gap in zip(out[name], missing, strict=True) if not gap}
+        if len(kinds) > 1 and not kinds <= {int, float}:
+            out[name] = [None if gap else str(v) for v, gap in zip(out[name], missing, strict=True)]
+    return out
+
+
+def _write_table(frame: Any, path: Path, fmt: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    if fmt == "parquet":
+        _parquet_safe(frame).to_parquet(tmp, index=False)
+    else:
+        frame.to_csv(tmp, index=False)
+    tmp.replace(path)
+
+
+def _resolve_base(parts: Path, seed: SeedLike) -> int:
+    meta_path = parts / _META
+    if meta_path.exists():
+        stored = int(json.loads(meta_path.read_text())["base_seed"])
+        if seed is None:
+            return stored
+        wanted = base_seed(seed)
+        if wanted != stored:
+            msg = (
+                f"the results in {parts} were produced with seed={stored}; resume with that seed "
+                f"(or seed=None), or write to a new `out`. Got seed={wanted}."
+            )
+            raise ValueError(msg)
+        return stored
+    base = base_seed(seed)
+    parts.mkdir(parents=True, exist_ok=True)
+    _atomic_write_text(meta_path, json.dumps({"base_seed": base}))
+    return base
+
+
+def load_record(parts: Path, key: str) -> dict[str, Any] | None:
+    """The stored record of task ``key``, or None."""
+    path = parts / f"{key}.json"
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):  # a torn file cannot happen (atomic), but be safe
+        return None
+
+
+def run_sweep(
+    fn: Callable[..., Any],
+    configs: Sequence[Mapping[str, Any]],
+    *,
+    out: str | os.PathLike[str],
+    seed: SeedLike = None,
+    n_jobs: int | None = None,
+    progress: bool = True,
+    retry_failed: bool = True,
+) -> Any:
+    """Resumable :func:`run_many`: each finished task is saved at once; a rerun skips what is done.
+
+    Parameters
+    ----------
+    fn, configs, n_jobs, progress
+        As in :func:`run_many`.
+    out : path
+        The results table, ``.parquet`` (needs the ``parquet`` extra, pyarrow) or ``.csv``. Each
+        finished task is also written, as it finishes, to ``<out>.parts/<key>.json`` (atomically);
+        that folder is what a rerun resumes from, and ``out`` is rewritten from it at the end of
+        every run, including an interrupted one.
+    seed : int, numpy.random.Generator or None
+        Base seed. It is stored in ``<out>.parts/_sweep.json``; a rerun with ``seed=None`` reuses
+        it, and a rerun with a different seed is refused, so resumed and fresh runs agree.
+    retry_failed : bool
+        Rerun tasks whose stored record holds an error (default). With False they are kept as they
+        are.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table of :func:`run_many` for ``configs`` (rows loaded from disk and rows just run, in
+        the order of ``configs``). ``frame.attrs`` holds ``seed_used``, ``n_skipped`` and ``n_run``.
+
+    Notes
+    -----
+    A task is identified by its config key (see :func:`modelcompare.experiments.config_key`), not by
+    ``fn``: use a new ``out`` for a different function. Child seeds depend only on the base seed and
+    the key, so the table of a sweep resumed after an interruption equals the table of an
+    uninterrupted run (``runtime_s`` aside). To start afresh, delete ``out`` and ``<out>.parts``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> def square(v, seed):
+    ...     return {"square": v * v}
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "squares.csv"
+    >>> t = run_sweep(square, [{"v": 1}, {"v": 2}], out=out, seed=0, progress=False)
+    >>> t2 = run_sweep(square, [{"v": 1}, {"v": 2}, {"v": 3}], out=out, seed=0, progress=False)
+    >>> t2.attrs["n_skipped"], list(t2["square"])
+    (2, [1, 4, 9])
+    """
+    path, fmt = _check_out(out)
+    configs_list, keys, _ = prepare_tasks(configs, 0)
+    parts = parts_dir(path)
+    base = _resolve_base(parts, seed)
+
+    records: dict[str, dict[str, Any]] = {}
+    todo_configs, todo_keys = [], []
+    for config, key in zip(configs_list, keys, strict=True):
+        record = load_record(parts, key)
+        if record is not None and (record.get("error") is None or not retry_failed):
+            records[key] = record
+        else:
+            todo_configs.append(config)
+            todo_keys.append(key)
+    n_skipped = len(records)
+
+    def save(record: dict[str, Any]) -> None:
+        _atomic_write_text(parts / f"{record['key']}.json", json.dumps(record, allow_nan=True))
+        records[record["key"]] = record
+
+    columns = config_columns(configs_list)
+    finished = False
+    try:
+        execute(
+            fn,
+            todo_configs,
+            todo_keys,
+            base,
+            n_jobs=n_jobs,
+            progress=progress,
+            on_record=save,
+            desc="sweep",
+        )
+        finished = True
+    finally:
+        # Interrupted or not, the table holds every task that finished (the parts folder does too).
+        done = [records[k] for k in keys if k in records]
+        frame = to_frame(done, columns)
+        if finished:
+            _write_table(frame, path, fmt)
+        else:
+            with contextlib.suppress(Exception):
+                _write_table(frame, path, fmt)
+    frame.attrs.update(
+        seed_used=base,
+        n_skipped=n_skipped,
+        n_run=len(done) - n_skipped,
+        out=str(path),
+        config_columns=columns,
+    )
+    return frame
