@@ -14,7 +14,7 @@ from .._random import SeedLike, check_seed
 from .._results import Result, result_class
 from .._validation import check_int, check_samples
 from .._warnings import ConvergenceWarning
-from ._api import C2STResult, _c2st_iv, _recipe_seed, _summarise, prepare_c2st_data
+from ._api import C2STResult, _c2st_iv, _summarise, prepare_c2st_data, recipe_seed
 
 __all__ = ["C2STManyResult", "c2st_many", "pair_key"]
 
@@ -247,11 +247,11 @@ def c2st_many(
     labels, raw, keys = _as_pairs(pairs)
     base = base_seed(seed)
 
-    prepared = []  # (data, labels, folds, m, child_seed, recipe_seed)
+    prepared = []  # (data, labels, folds, m, child_seed, fold_seed)
     for label, (x, y), key in zip(labels, raw, keys, strict=True):
         child = task_seed(base, key)
         rng, _ = check_seed(child)
-        recipe_seed = _recipe_seed(child, rng)
+        fold_seed = recipe_seed(child, rng)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             data, lab, m = prepare_c2st_data(
@@ -259,8 +259,8 @@ def c2st_many(
             )
         for w in caught:
             warnings.warn(f"pair {label!r}: {w.message}", w.category, stacklevel=2)
-        folds = list(KFold(n_splits=n_folds, shuffle=True, random_state=recipe_seed).split(data))
-        prepared.append((data, lab, folds, m, child, recipe_seed))
+        folds = list(KFold(n_splits=n_folds, shuffle=True, random_state=fold_seed).split(data))
+        prepared.append((data, lab, folds, m, child, fold_seed))
 
     n_workers = joblib.effective_n_jobs(n_jobs)
     parallel = n_workers != 1
