@@ -289,7 +289,7 @@ def test_unequal_sizes_raise_or_subsample(rng):
     x = rng.normal(size=(40, 2))
     y = rng.normal(size=(35, 2))
     z = rng.normal(size=(50, 2))
-    with pytest.raises(ValueError, match="same number of rows.*40, 35, 50.*subsample=True"):
+    with pytest.raises(ValueError, match=r"same number of rows.*40, 35, 50.*subsample=True"):
         rel_mmd(x, y, z)
     a = rel_mmd(x, y, z, subsample=True, seed=3)
     b = rel_mmd(x, y, z, subsample=True, seed=3)
@@ -319,7 +319,7 @@ def test_bad_options(rng, kwargs, exc, match):
 
 def test_bad_data(rng):
     x, y, z = _three(rng)
-    with pytest.raises(ValueError, match="`y`.*same number of columns|columns"):
+    with pytest.raises(ValueError, match="columns"):
         rel_mmd(x, y[:, :2], z)
     with pytest.raises(ValueError, match="reshape"):
         rel_mmd(x[:, 0], y, z)
@@ -368,7 +368,7 @@ def test_power_when_q_is_closer():
     rejections = 0
     for _ in range(trials):
         z = rng.normal(size=(100, 2))
-        x = rng.normal(size=(100, 2)) + [1.0, 0.0]
-        y = rng.normal(size=(100, 2)) + [0.2, 0.0]
+        x = rng.normal(size=(100, 2)) + np.array([1.0, 0.0])
+        y = rng.normal(size=(100, 2)) + np.array([0.2, 0.0])
         rejections += rel_mmd(x, y, z, seed=rng).pvalue <= alpha
     assert rejections >= 0.8 * trials

@@ -23,6 +23,18 @@ from ._warnings import (
 from .c2st import C2STResult, c2st
 
 # relative fit (issue 3)
+# Rel-MMD, KID, FID (relative-mmd branch)
+from .relative import (
+    KIDResult,
+    RelFIDResult,
+    RelMMDResult,
+    bounliphone_bandwidth,
+    fid,
+    kid,
+    rel_mmd,
+    relative_fid,
+    relative_kid,
+)
 
 # posterior diagnostics (issue 4)
 
@@ -47,6 +59,16 @@ __all__ = [
     "__version__",
     "c2st",
     # relative fit (issue 3)
+    # Rel-MMD, KID, FID (relative-mmd branch)
+    "KIDResult",
+    "RelFIDResult",
+    "RelMMDResult",
+    "bounliphone_bandwidth",
+    "fid",
+    "kid",
+    "rel_mmd",
+    "relative_fid",
+    "relative_kid",
 
     # posterior diagnostics (issue 4)
 

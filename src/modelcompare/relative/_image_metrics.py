@@ -15,7 +15,7 @@ import scipy.linalg
 
 from .._random import SeedLike, check_seed
 from .._results import ConfidenceInterval, Result, result_class
-from .._validation import check_choice, check_fraction, check_int, check_samples, check_same_width
+from .._validation import check_choice, check_fraction, check_int, check_same_width, check_samples
 from .._warnings import DegenerateDataWarning, TooFewResamplesWarning
 from ..kernels import PolynomialKernel
 from ._mmd import RelMMDResult, rel_mmd

@@ -22,8 +22,8 @@ from .._validation import (
     check_choice,
     check_int,
     check_positive,
-    check_samples,
     check_same_width,
+    check_samples,
 )
 from .._warnings import DegenerateDataWarning
 from ..kernels import GaussianKernel, sq_distances
