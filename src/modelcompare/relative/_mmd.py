@@ -32,8 +32,8 @@ __all__ = ["RelMMDResult", "bounliphone_bandwidth", "rel_mmd"]
 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
-#: Entries per Gram-matrix block (2**22 float64 = 32 MiB); a few blocks are alive at once.
-_BLOCK_ENTRIES = 1 << 22
+#: Edge of the square Gram-matrix tiles (1024² float64 = 8 MiB); about ten tiles are alive at once.
+_DEFAULT_TILE = 1024
 #: Below this √ν̂ the normal approximation is declared degenerate (spec §9).
 _DEGENERATE_SD = 1e-6
 BANDWIDTH_METHODS = ("kmod", "matlab")
@@ -204,21 +204,52 @@ def _equal_rows(x: np.ndarray, y: np.ndarray, z: np.ndarray, *, what: str) -> in
     return x.shape[0]
 
 
-def _gram(kernel: Kernel, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    gram = np.asarray(kernel(a, b), dtype=np.float64)
-    if gram.shape != (a.shape[0], b.shape[0]):
-        msg = (
-            f"`kernel` must return a Gram matrix of shape ({a.shape[0]}, {b.shape[0]}); "
-            f"got {gram.shape}."
-        )
-        raise ValueError(msg)
-    return gram
+class _Tiles:
+    """Kernel tiles K_ab[I, J] for the samples ``{"x", "y", "z"}``.
+
+    A :class:`~modelcompare.kernels.GaussianKernel` takes a fast path: the data are centred on the
+    mean of z (the kernel is translation invariant; centring reduces cancellation in
+    ‖a‖² + ‖b‖² − 2a·b) and each tile is one matrix product, two broadcast subtractions and an
+    in-place exp. Any other kernel is called on the tile's rows.
+    """
+
+    def __init__(self, kernel: Kernel, data: dict[str, np.ndarray]) -> None:
+        self.kernel = kernel
+        self.gauss = type(kernel) is GaussianKernel
+        if self.gauss:
+            sigma2 = kernel.sigma2  # type: ignore[attr-defined]
+            center = data["z"].mean(axis=0)
+            self.data = {k: v - center for k, v in data.items()}
+            self.scaled = {k: v / sigma2 for k, v in self.data.items()}
+            self.half_norm = {
+                k: np.einsum("ij,ij->i", v, v) / (2.0 * sigma2) for k, v in self.data.items()
+            }
+        else:
+            self.data = data
+
+    def __call__(self, a: str, b: str, rows: slice, cols: slice) -> np.ndarray:
+        if self.gauss:
+            tile = self.scaled[a][rows] @ self.data[b][cols].T
+            tile -= self.half_norm[a][rows, None]
+            tile -= self.half_norm[b][None, cols]
+            np.minimum(tile, 0.0, out=tile)
+            return np.exp(tile, out=tile)
+        left, right = self.data[a][rows], self.data[b][cols]
+        tile = np.array(self.kernel(left, right), dtype=np.float64)
+        if tile.shape != (left.shape[0], right.shape[0]):
+            msg = (
+                f"`kernel` must return a Gram matrix of shape ({left.shape[0]}, "
+                f"{right.shape[0]}); got {tile.shape}."
+            )
+            raise ValueError(msg)
+        return tile
 
 
 class _PairSums:
     """Running sums for one MMD²_u(A, Z) and its variance (A = X or Y)."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, name: str, n: int) -> None:
+        self.name = name
         self.r_a = np.zeros(n)  # row sums of K̃aa
         self.rows_az = np.zeros(n)  # row sums of Kaz (index a)
         self.cols_az = np.zeros(n)  # column sums of Kaz (index z)
@@ -227,36 +258,47 @@ class _PairSums:
         self.trace_az = 0.0  # Σ_i k(a_i, z_i)
         self.second = 0.0  # Σ_ij (K̃aa + K̃zz − K̃az − K̃azᵀ)²_ij
 
-    def add_block(
-        self,
-        kernel: Kernel,
-        a: np.ndarray,
-        z: np.ndarray,
-        rows: slice,
-        k_zz: np.ndarray,
-    ) -> None:
-        """Accumulate the rows ``rows`` (``k_zz`` is K̃zz[rows] with its diagonal zeroed)."""
-        b = rows.stop - rows.start
-        diag = (np.arange(b), np.arange(rows.start, rows.stop))
-        k_aa = _gram(kernel, a[rows], a)
-        k_aa[diag] = 0.0
-        self.r_a[rows] = k_aa.sum(axis=1)
-        self.fro_aa += float(np.vdot(k_aa, k_aa))
-        resid = k_aa
-        resid += k_zz  # K̃aa + K̃zz on these rows
-        k_az = _gram(kernel, a[rows], z)  # rows i of Kaz
-        self.rows_az[rows] = k_az.sum(axis=1)
-        self.cols_az += k_az.sum(axis=0)
+    def _cross(self, k_az: np.ndarray, rows: slice, cols: slice) -> None:
+        self.rows_az[rows] += k_az.sum(axis=1)
+        self.cols_az[cols] += k_az.sum(axis=0)
         self.fro_az += float(np.vdot(k_az, k_az))
-        self.trace_az += float(k_az[diag].sum())
-        k_az[diag] = 0.0
-        resid -= k_az
-        del k_az
-        k_za = _gram(kernel, z[rows], a)  # rows i of Kaz transposed: k(z_i, a_j) = Kaz[j, i]
-        k_za[diag] = 0.0
-        resid -= k_za
-        del k_za
-        self.second += float(np.vdot(resid, resid))
+
+    def add_tile(
+        self, tiles: _Tiles, rows: slice, cols: slice, k_zz: np.ndarray, *, diagonal: bool
+    ) -> None:
+        """Accumulate tile (rows, cols) and, off the diagonal, its mirror (cols, rows).
+
+        ``k_zz`` is K̃zz[rows, cols] (diagonal already zeroed on a diagonal tile).
+        """
+        a = self.name
+        k_aa = tiles(a, a, rows, cols)
+        if diagonal:
+            np.fill_diagonal(k_aa, 0.0)
+        self.r_a[rows] += k_aa.sum(axis=1)
+        weight = 1.0 if diagonal else 2.0
+        if not diagonal:
+            self.r_a[cols] += k_aa.sum(axis=0)
+        self.fro_aa += weight * float(np.vdot(k_aa, k_aa))
+        resid = k_aa
+        resid += k_zz  # (K̃aa + K̃zz)[rows, cols]
+        k_az = tiles(a, "z", rows, cols)  # Kaz[rows, cols]
+        self._cross(k_az, rows, cols)
+        if diagonal:
+            self.trace_az += float(np.trace(k_az))
+            np.fill_diagonal(k_az, 0.0)
+            resid -= k_az
+            resid -= k_az.T
+        else:
+            # The mirror tile Kaz[cols, rows], evaluated already transposed as k(z_rows, a_cols)
+            # so that the residual update reads contiguous memory.
+            k_za = tiles("z", a, rows, cols)
+            self.rows_az[cols] += k_za.sum(axis=0)
+            self.cols_az[rows] += k_za.sum(axis=1)
+            self.fro_az += float(np.vdot(k_za, k_za))
+            resid -= k_az
+            resid -= k_za
+        # The (cols, rows) block of the residual is the transpose of this one: count it twice.
+        self.second += weight * float(np.vdot(resid, resid))
 
     def finish(self, r_z: np.ndarray, fro_zz: float, n: int) -> tuple[float, float]:
         """Return (MMD²_u(A, Z), its variance) from the accumulated sums (spec §4)."""
@@ -288,12 +330,6 @@ class _PairSums:
         return float(mmd2), float(var)
 
 
-def _block_rows(n: int, block_size: int | None) -> int:
-    if block_size is not None:
-        return block_size
-    return max(1, min(n, _BLOCK_ENTRIES // max(n, 1)))
-
-
 def rel_mmd_moments(
     x: np.ndarray,
     y: np.ndarray,
@@ -304,7 +340,9 @@ def rel_mmd_moments(
 ) -> dict[str, float]:
     """MMD²_u(X, Z), MMD²_u(Y, Z), their variances and covariance, in O(n²) time.
 
-    Gram matrices are formed ``block_size`` rows at a time; only O(n) vectors are kept.
+    Gram matrices are formed in square tiles of ``block_size`` rows (default
+    ``_DEFAULT_TILE``); only O(n) vectors are kept. The kernel must be symmetric: each
+    within-sample tile above the diagonal stands for its mirror image.
 
     Notes
     -----
@@ -313,20 +351,27 @@ def rel_mmd_moments(
     Σ(K̃Kzx) = r_z·c_xz and Σ(KzxᵀKzy) = c_xz·c_yz, where c_az are the column sums of Kaz.
     """
     n = x.shape[0]
-    rows_per_block = _block_rows(n, block_size)
-    px, py = _PairSums(n), _PairSums(n)
+    tile = _DEFAULT_TILE if block_size is None else block_size
+    tiles = _Tiles(kernel, {"x": x, "y": y, "z": z})
+    px, py = _PairSums("x", n), _PairSums("y", n)
     r_z = np.zeros(n)
     fro_zz = 0.0
-    for start in range(0, n, rows_per_block):
-        rows = slice(start, min(n, start + rows_per_block))
-        b = rows.stop - rows.start
-        k_zz = _gram(kernel, z[rows], z)
-        k_zz[np.arange(b), np.arange(rows.start, rows.stop)] = 0.0
-        r_z[rows] = k_zz.sum(axis=1)
-        fro_zz += float(np.vdot(k_zz, k_zz))
-        px.add_block(kernel, x, z, rows, k_zz)
-        py.add_block(kernel, y, z, rows, k_zz)
-        del k_zz
+    starts = list(range(0, n, tile))
+    for bi, i0 in enumerate(starts):
+        rows = slice(i0, min(n, i0 + tile))
+        for j0 in starts[bi:]:
+            cols = slice(j0, min(n, j0 + tile))
+            diagonal = i0 == j0
+            k_zz = tiles("z", "z", rows, cols)
+            if diagonal:
+                np.fill_diagonal(k_zz, 0.0)
+            r_z[rows] += k_zz.sum(axis=1)
+            if not diagonal:
+                r_z[cols] += k_zz.sum(axis=0)
+            fro_zz += (1.0 if diagonal else 2.0) * float(np.vdot(k_zz, k_zz))
+            px.add_tile(tiles, rows, cols, k_zz, diagonal=diagonal)
+            py.add_tile(tiles, rows, cols, k_zz, diagonal=diagonal)
+            del k_zz
     mmd2_p, var_p = px.finish(r_z, fro_zz, n)
     mmd2_q, var_q = py.finish(r_z, fro_zz, n)
 
@@ -449,7 +494,7 @@ def rel_mmd(
     seed : int, Generator or None
         Random source of the median-heuristic subsample (≤ 1000 rows) and of ``subsample``.
     block_size : int, optional
-        Rows per Gram-matrix block (default: about 2²² entries per block, 32 MiB).
+        Edge of the square Gram-matrix tiles (default 1024: 8 MiB per tile).
 
     Returns
     -------
