@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
+from threadpoolctl import threadpool_limits
 
 from .._validation import as_numpy, check_positive
 from ..kernels import meddistance
@@ -250,14 +251,17 @@ def maximise_criterion(
         return -crit, grad
 
     x0 = np.concatenate([[sigma0], [] if fix_locations else v0.ravel()])
-    res = minimize(
-        objective,
-        x0,
-        method="L-BFGS-B",
-        jac=True,
-        bounds=bounds,
-        tol=opts.tol_fun,
-        options={"maxiter": opts.max_iter, "ftol": opts.tol_fun, "gtol": 1e-8},
-    )
+    # L-BFGS-B's own BLAS calls are tiny: with a threaded BLAS on a busy machine they cost ~1 ms
+    # each in thread wake-ups (10x the whole fit at small n), so they run single-threaded.
+    with threadpool_limits(limits=1, user_api="blas"):
+        res = minimize(
+            objective,
+            x0,
+            method="L-BFGS-B",
+            jac=True,
+            bounds=bounds,
+            tol=opts.tol_fun,
+            options={"maxiter": opts.max_iter, "ftol": opts.tol_fun, "gtol": 1e-8},
+        )
     sigma, v = unpack(res.x)
     return sigma, np.array(v, dtype=float), float(-res.fun), int(res.nit), bool(res.success)
