@@ -23,6 +23,22 @@ from ._warnings import (
 from .c2st import C2STResult, c2st
 
 # relative fit (issue 3)
+from .relative import (
+    FSSDParams,
+    LocationSelection,
+    PowerCriterionMap,
+    RelFSSDResult,
+    RelUMEResult,
+    UMEParams,
+    optimize_fssd,
+    optimize_ume,
+    plot_power_criterion_map,
+    power_criterion_map,
+    rel_fssd,
+    rel_ume,
+    select_locations,
+)
+
 # Rel-MMD, KID, FID (relative-mmd branch)
 from .relative import (
     KIDResult,
@@ -59,6 +75,19 @@ __all__ = [
     "__version__",
     "c2st",
     # relative fit (issue 3)
+    "FSSDParams",
+    "LocationSelection",
+    "PowerCriterionMap",
+    "RelFSSDResult",
+    "RelUMEResult",
+    "UMEParams",
+    "optimize_fssd",
+    "optimize_ume",
+    "plot_power_criterion_map",
+    "power_criterion_map",
+    "rel_fssd",
+    "rel_ume",
+    "select_locations",
     # Rel-MMD, KID, FID (relative-mmd branch)
     "KIDResult",
     "RelFIDResult",
