@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import stats
 
 from .._random import SeedLike, check_seed
 from .._results import Result, result_class
@@ -27,6 +26,7 @@ from .._validation import (
 )
 from .._warnings import DegenerateDataWarning
 from ..kernels import GaussianKernel, sq_distances
+from ._core import guarded_pvalue
 
 __all__ = ["RelMMDResult", "bounliphone_bandwidth", "rel_mmd"]
 
@@ -34,8 +34,6 @@ Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 #: Edge of the square Gram-matrix tiles (1024² float64 = 8 MiB); about ten tiles are alive at once.
 _DEFAULT_TILE = 1024
-#: Below this √ν̂ the normal approximation is declared degenerate (spec §9).
-_DEGENERATE_SD = 1e-6
 BANDWIDTH_METHODS = ("kmod", "matlab")
 
 
@@ -394,23 +392,6 @@ def rel_mmd_moments(
     }
 
 
-def normal_pvalue(statistic: float, variance: float) -> tuple[float, bool]:
-    """One-sided normal p-value ``norm.sf(statistic, scale=√variance)`` with the §9 guard.
-
-    Returns ``(pvalue, degenerate)``; a degenerate variance gives p = 1 and a warning.
-    """
-    if not math.isfinite(variance) or math.sqrt(max(variance, 0.0)) <= _DEGENERATE_SD:
-        warnings.warn(
-            f"The variance of the relative statistic is degenerate (variance = {variance:.3g}); "
-            "P, Q and R may be identical or the kernel width tiny. Returning p = 1.",
-            DegenerateDataWarning,
-            stacklevel=3,
-        )
-        return 1.0, True
-    pvalue = float(stats.norm.sf(statistic, loc=0.0, scale=math.sqrt(variance)))
-    return pvalue, False
-
-
 # --------------------------------------------------------------------------------------------------
 # public test
 # --------------------------------------------------------------------------------------------------
@@ -573,7 +554,7 @@ def rel_mmd(
     moments = rel_mmd_moments(x, y, z, kernel, block_size=block_size)
     statistic = math.sqrt(n) * (moments["mmd2_p"] - moments["mmd2_q"])
     variance = n * (moments["var_p"] - 2.0 * moments["cov_pq"] + moments["var_q"])
-    pvalue, degenerate = normal_pvalue(statistic, variance)
+    pvalue, degenerate = guarded_pvalue(statistic, variance)
     return RelMMDResult(
         statistic=float(statistic),
         pvalue=pvalue,
