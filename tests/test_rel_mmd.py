@@ -372,3 +372,18 @@ def test_power_when_q_is_closer():
         y = rng.normal(size=(100, 2)) + np.array([0.2, 0.0])
         rejections += rel_mmd(x, y, z, seed=rng).pvalue <= alpha
     assert rejections >= 0.8 * trials
+
+
+def test_negative_variance_falls_back_to_second_order_term():
+    # At tiny n the first-order estimate can make var1 + var2 < 0: the spec then keeps var2 alone.
+    rng = np.random.default_rng(1)
+    n = int(rng.integers(3, 8))
+    x = rng.normal(size=(n, 1))
+    z = rng.normal(size=(n, 1)) * rng.uniform(0.1, 3)
+    kxx, kzz, kxz = (_gauss_loop(a, b, 1.0) for a, b in ((x, x), (z, z), (x, z)))
+    kxxd, kzzd, kxzd = (k - np.diag(np.diag(k)) for k in (kxx, kzz, kxz))
+    var2 = 2 / (n * (n - 1)) ** 2 * ((kxxd + kzzd - kxzd - kxzd.T) ** 2).sum()
+    _, var = _spec_mmd2_var(kxx, kzz, kxz)
+    assert var == var2  # the fallback is active in this case
+    res = rel_mmd(x, z + 0.5, z, bandwidth=1.0)
+    assert res.var_p == pytest.approx(var2, rel=1e-10)

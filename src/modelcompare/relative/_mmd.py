@@ -2,8 +2,8 @@
 
 The statistic, variance and cross-covariance follow the authors' Python translation used by
 Jitkrittum et al. (2018) (``kmod.mctest.SC_MMD`` with ``freqopttest.tst.QuadMMDTest``), but every sum
-is formed from row sums of Gram matrices computed block by block: O(n²) time and O(n) memory beyond
-one block, where the reference forms full n×n matrix products (O(n³) time, O(n²) memory).
+is formed from row sums of Gram matrices computed in symmetric tiles: O(n²) time and O(n) memory
+beyond a few tiles, where the reference forms full n×n matrix products (O(n³) time, O(n²) memory).
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ def bounliphone_bandwidth(
     check_same_width([("x", x), ("y", y), ("z", z)])
     method = check_choice(method, "method", BANDWIDTH_METHODS)
     subsample = check_int(subsample, "subsample", low=2)
-    n = _equal_rows(x, y, z, what="the Bounliphone width")
+    n = _equal_rows(x, y, z, what="the Bounliphone width", hint=False)
     rng, _ = check_seed(seed)
     if n > subsample:
         idx = rng.choice(n, size=subsample, replace=False)
@@ -191,13 +191,16 @@ def bounliphone_bandwidth(
 # --------------------------------------------------------------------------------------------------
 
 
-def _equal_rows(x: np.ndarray, y: np.ndarray, z: np.ndarray, *, what: str) -> int:
+def _equal_rows(
+    x: np.ndarray, y: np.ndarray, z: np.ndarray, *, what: str, hint: bool = True
+) -> int:
     if not x.shape[0] == y.shape[0] == z.shape[0]:
         msg = (
             f"`x`, `y` and `z` must have the same number of rows for {what}; got "
-            f"{x.shape[0]}, {y.shape[0]}, {z.shape[0]}. Pass `subsample=True` to subsample each to "
-            "the smallest size (seeded)."
+            f"{x.shape[0]}, {y.shape[0]}, {z.shape[0]}."
         )
+        if hint:
+            msg += " Pass `subsample=True` to subsample each to the smallest size (seeded)."
         raise ValueError(msg)
     return x.shape[0]
 
