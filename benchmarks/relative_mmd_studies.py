@@ -131,6 +131,9 @@ def main() -> None:
         ("fid-kind δ=0.5, d=5", "rel-fid", fid_kind(5, 0.5), 200, True),
         ("fid-kind δ=0.5, d=5", "rel-fid", fid_kind(5, 0.5), 1000, True),
         ("fid-same P=Q=R, d=5", "rel-fid", fid_same(5), 200, True),
+        ("fid-shift δ=0.5, d=20", "rel-fid", boundary(20, 0.5), 200, True),
+        ("fid-kind δ=0.5, d=20", "rel-fid", fid_kind(20, 0.5), 200, True),
+        ("fid-kind δ=0.5, d=20", "rel-fid", fid_kind(20, 0.5), 1000, True),
     ]
     print(f"α = {ALPHA}, trials = {t}")
     print("| problem | test | n | rejections | rate | truth | binomial check | time |")

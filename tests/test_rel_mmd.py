@@ -353,11 +353,12 @@ def _boundary_trial(rng, n, delta):
     return x, y, z
 
 
-def test_size_at_boundary():
+@pytest.mark.parametrize("test", [rel_mmd, relative_kid])
+def test_size_at_boundary(test):
     rng = np.random.default_rng(2024)
     trials, alpha = 120, 0.05
     rejections = sum(
-        rel_mmd(*_boundary_trial(rng, 100, 1.0), seed=rng).pvalue <= alpha for _ in range(trials)
+        test(*_boundary_trial(rng, 100, 1.0), seed=rng).pvalue <= alpha for _ in range(trials)
     )
     assert stats.binomtest(rejections, trials, alpha, alternative="greater").pvalue > 0.01
 
