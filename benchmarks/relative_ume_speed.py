@@ -31,8 +31,11 @@ import tracemalloc
 import numpy as np
 
 from modelcompare import optimize_ume, rel_ume
-from modelcompare.relative._optimize import default_sigma2_bounds, location_bounds
-from modelcompare.relative._optimize import pooled_meddistance
+from modelcompare.relative._optimize import (
+    default_sigma2_bounds,
+    location_bounds,
+    pooled_meddistance,
+)
 from modelcompare.relative._presets import resolve_options
 
 
@@ -157,8 +160,8 @@ def fixed_locations(n, d, j, repeat):
     v = rng.standard_normal((j, d))
     bw = math.sqrt(d)
     data_bytes = x.nbytes + y.nbytes + z.nbytes
-    ours = lambda: rel_ume(x, y, z, locations=v, bandwidth=bw, optimize=False, seed=0)  # noqa: E731
-    ref = lambda: ref_rel_ume(x, y, z, v, bw * bw)  # noqa: E731
+    ours = lambda: rel_ume(x, y, z, locations=v, bandwidth=bw, optimize=False, seed=0)
+    ref = lambda: ref_rel_ume(x, y, z, v, bw * bw)
     t_ref, (stat_ref, var_ref) = timed(ref, repeat)
     t_ours, res = timed(ours, repeat)
     m_ref = peak_extra(ref)
