@@ -39,6 +39,19 @@ from .relative import (
     select_locations,
 )
 
+# Rel-MMD, KID, FID (relative-mmd branch)
+from .relative import (
+    KIDResult,
+    RelFIDResult,
+    RelMMDResult,
+    bounliphone_bandwidth,
+    fid,
+    kid,
+    rel_mmd,
+    relative_fid,
+    relative_kid,
+)
+
 # posterior diagnostics (issue 4)
 
 # categorical granularity (issue 5)
@@ -75,6 +88,16 @@ __all__ = [
     "rel_fssd",
     "rel_ume",
     "select_locations",
+    # Rel-MMD, KID, FID (relative-mmd branch)
+    "KIDResult",
+    "RelFIDResult",
+    "RelMMDResult",
+    "bounliphone_bandwidth",
+    "fid",
+    "kid",
+    "rel_mmd",
+    "relative_fid",
+    "relative_kid",
 
     # posterior diagnostics (issue 4)
 

@@ -12,6 +12,8 @@ from ._presets import PRESETS
 from ._ume import RelUMEResult, optimize_ume, rel_ume
 
 # Rel-MMD, KID, FID (relative-mmd branch)
+from ._image_metrics import KIDResult, RelFIDResult, fid, kid, relative_fid, relative_kid
+from ._mmd import RelMMDResult, bounliphone_bandwidth, rel_mmd
 
 __all__ = [
     "PRESETS",
@@ -29,4 +31,13 @@ __all__ = [
     "rel_ume",
     "select_locations",
     # Rel-MMD, KID, FID (relative-mmd branch)
+    "KIDResult",
+    "RelFIDResult",
+    "RelMMDResult",
+    "bounliphone_bandwidth",
+    "fid",
+    "kid",
+    "rel_mmd",
+    "relative_fid",
+    "relative_kid",
 ]
