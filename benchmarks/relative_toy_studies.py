@@ -47,16 +47,20 @@ ALPHA = 0.05
 
 def methods(preset, with_fssd=True):
     out = {
-        "Rel-UME J=1": lambda s: rel_ume(s["x"], s["y"], s["z"], locations=1, preset=preset,
-                                         seed=s["seed"]).pvalue,
-        "Rel-UME J=5": lambda s: rel_ume(s["x"], s["y"], s["z"], locations=5, preset=preset,
-                                         seed=s["seed"]).pvalue,
+        "Rel-UME J=1": lambda s: (
+            rel_ume(s["x"], s["y"], s["z"], locations=1, preset=preset, seed=s["seed"]).pvalue
+        ),
+        "Rel-UME J=5": lambda s: (
+            rel_ume(s["x"], s["y"], s["z"], locations=5, preset=preset, seed=s["seed"]).pvalue
+        ),
     }
     if with_fssd:
-        out["Rel-FSSD J=1"] = lambda s: rel_fssd(s["p"], s["q"], s["z"], locations=1,
-                                                 preset=preset, seed=s["seed"]).pvalue
-        out["Rel-FSSD J=5"] = lambda s: rel_fssd(s["p"], s["q"], s["z"], locations=5,
-                                                 preset=preset, seed=s["seed"]).pvalue
+        out["Rel-FSSD J=1"] = lambda s: (
+            rel_fssd(s["p"], s["q"], s["z"], locations=1, preset=preset, seed=s["seed"]).pvalue
+        )
+        out["Rel-FSSD J=5"] = lambda s: (
+            rel_fssd(s["p"], s["q"], s["z"], locations=5, preset=preset, seed=s["seed"]).pvalue
+        )
     if rel_mmd is not None:
         out["Rel-MMD"] = lambda s: rel_mmd(s["x"], s["y"], s["z"], seed=s["seed"]).pvalue
     return out
@@ -104,9 +108,17 @@ def study_meanshift(trials, ns):
     meths = methods("paper-ex1")
     results = {}
     for n in ns:
+
         def make(t, n=n):
-            return {"x": p.sample(n, seed=t + 10), "y": q.sample(n, seed=t + 20),
-                    "z": r.sample(n, seed=t + 30), "p": p, "q": q, "seed": t}
+            return {
+                "x": p.sample(n, seed=t + 10),
+                "y": q.sample(n, seed=t + 20),
+                "z": r.sample(n, seed=t + 30),
+                "p": p,
+                "q": q,
+                "seed": t,
+            }
+
         results[n] = run_cell(make, trials, meths)
     table("Mean shift, d = 50 (H0 true): rejection rate", "n", ns, results, trials, h0_cols=ns)
     return results
@@ -125,9 +137,17 @@ def study_blobs(trials, ns):
     meths = methods("paper-ex1")
     results = {}
     for n in ns:
+
         def make(t, n=n):
-            return {"x": p.sample(n, seed=t + 10), "y": q.sample(n, seed=t + 20),
-                    "z": r.sample(n, seed=t + 30), "p": p, "q": q, "seed": t}
+            return {
+                "x": p.sample(n, seed=t + 10),
+                "y": q.sample(n, seed=t + 20),
+                "z": r.sample(n, seed=t + 30),
+                "p": p,
+                "q": q,
+                "seed": t,
+            }
+
         results[n] = run_cell(make, trials, meths)
     table("Blobs (H1 true): power", "n", ns, results, trials)
     return results
@@ -168,8 +188,9 @@ def study_rbm(trials, eps_list, n=2000):
                 results[e][0][name] += fn(s) <= ALPHA
                 results[e][1][name] += time.perf_counter() - t0
     h0 = [e for e in eps_list if e < 0.3]
-    table(f"RBM, d = 20, dh = 5, n = {n}: rejection rate", "ε", eps_list, results, trials,
-          h0_cols=h0)
+    table(
+        f"RBM, d = 20, dh = 5, n = {n}: rejection rate", "ε", eps_list, results, trials, h0_cols=h0
+    )
     return results
 
 
@@ -183,8 +204,10 @@ def main():
     ap.add_argument("--json", help="write the raw counts here")
     args = ap.parse_args()
     warnings.simplefilter("ignore", DegenerateDataWarning)  # degenerate trials count as p = 1
-    print(f"trials = {args.trials}, α = {ALPHA}, load avg {os.getloadavg()}; "
-          f"Rel-MMD {'included' if rel_mmd else 'not available'}")
+    print(
+        f"trials = {args.trials}, α = {ALPHA}, load avg {os.getloadavg()}; "
+        f"Rel-MMD {'included' if rel_mmd else 'not available'}"
+    )
     t0 = time.perf_counter()
     out = {}
     if args.study in ("meanshift", "all"):
@@ -196,8 +219,12 @@ def main():
     print(f"\ntotal wall time {time.perf_counter() - t0:.0f} s")
     if args.json:
         with open(args.json, "w") as fh:  # noqa: PTH123
-            json.dump({k: {str(c): v[0] for c, v in res.items()} for k, res in out.items()}, fh,
-                      default=int, indent=1)
+            json.dump(
+                {k: {str(c): v[0] for c, v in res.items()} for k, res in out.items()},
+                fh,
+                default=int,
+                indent=1,
+            )
 
 
 if __name__ == "__main__":
