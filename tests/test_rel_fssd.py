@@ -166,3 +166,25 @@ def test_size_and_power_mean_shift():
         rej_alt += rel_fssd(q, p, z, locations=1, seed=t).pvalue <= alpha
     assert binomtest(int(rej_null), trials, alpha, alternative="greater").pvalue > 0.01
     assert rej_alt >= 80
+
+
+@pytest.mark.filterwarnings("ignore::modelcompare.DegenerateDataWarning")
+def test_rbm_size_and_power_small():
+    """Small RBM problem (spec §8.3 in miniature): r = RBM(B), q: B₁₁ + 0.3, p: B₁₁ + ε."""
+    g = np.random.default_rng(11)
+    b_mat, b, c = g.choice([-1.0, 1.0], size=(5, 2)), g.normal(size=5), g.normal(size=2)
+
+    def rbm(delta):
+        bb = b_mat.copy()
+        bb[0, 0] += delta
+        return GaussBernRBM(bb, b, c, burn_in=200)
+
+    r, q, p_null, p_alt = rbm(0.0), rbm(0.3), rbm(0.1), rbm(1.5)
+    alpha, trials, n = 0.05, 100, 300
+    rej_null = rej_alt = 0
+    for t in range(trials):
+        z = r.sample(n, seed=t + 30)
+        rej_null += rel_fssd(p_null, q, z, locations=1, seed=t).pvalue <= alpha
+        rej_alt += rel_fssd(p_alt, q, z, locations=1, seed=t).pvalue <= alpha
+    assert binomtest(int(rej_null), trials, alpha, alternative="greater").pvalue > 0.01
+    assert rej_alt >= 70

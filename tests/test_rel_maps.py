@@ -105,3 +105,22 @@ def test_plots(data, rng):
     with pytest.raises(TypeError):
         plot_power_criterion_map(3)
     plt.close("all")
+
+
+def test_fssd_map_matches_single_location_tests_and_shape_property(rng):
+    from modelcompare import fssd_power_criterion_map, rel_fssd
+    from modelcompare.densities import GaussianMixture, IsotropicNormal
+
+    # paper Fig. 1c: p = N(0, 1), q = N(6, 1), r = ½N(0, 1) + ½N(6, 1); q's shape matches r near 6
+    p, q = IsotropicNormal([0.0]), IsotropicNormal([6.0])
+    r = GaussianMixture([[0.0], [6.0]], [[1.0]])
+    z = r.sample(1000, seed=1)
+    grid = np.array([[0.0], [3.0], [6.0]])
+    m = fssd_power_criterion_map(p, q, z, grid, bandwidth=1.0)
+    assert m.test == "fssd"
+    assert m.criterion[0] < -0.3
+    assert m.criterion[2] > 0.3
+    for c in range(3):
+        res = rel_fssd(p, q, z, locations=grid[c : c + 1], bandwidth=1.0, optimize=False, reg=1e-7)
+        assert m.criterion[c] == pytest.approx(res.criterion, rel=1e-10)
+        assert m.relative_witness[c] == pytest.approx(res.relative_witness[0], rel=1e-10)

@@ -331,7 +331,9 @@ class GaussBernRBM:
     - Unnormalised marginal: ``log p(x) = bᵀx − ½‖x‖² + Σⱼ log(2 cosh(½ (Bᵀx)ⱼ + cⱼ))``.
     - Score: ``∇ log p(x) = b − x + ½ B tanh(½ Bᵀx + c)``.
     - Sampler: ``n`` parallel chains, one draw each; start at x ~ N(0, I), h = +1; each step draws
-      ``h | x`` with ``P(hⱼ = +1 | x) = sigmoid((Bᵀx)ⱼ + 2cⱼ)`` and then ``x | h ~ N(b + ½ B h, I)``.
+      ``h | x`` with ``P(hⱼ = +1 | x) = sigmoid((Bᵀx)ⱼ + 2cⱼ)`` and then ``x | h ~ N(b + ½ B h, I)``;
+      as in kgof's ``DSGaussBernRBM``, ``burn_in`` steps are discarded and one more step gives the
+      draw.
 
     References
     ----------
@@ -388,12 +390,12 @@ class GaussBernRBM:
         return self.b - x + 0.5 * np.tanh(0.5 * (x @ self.B) + self.c) @ self.B.T
 
     def sample(self, n: int, *, seed: SeedLike = None) -> np.ndarray:
-        """``n`` draws from ``n`` parallel blocked-Gibbs chains after ``burn_in`` steps."""
+        """``n`` draws from ``n`` parallel blocked-Gibbs chains (``burn_in`` + 1 steps each)."""
         n = check_int(n, "n", low=1)
         rng, _ = check_seed(seed)
         x = rng.standard_normal((n, self.dim))
         h = np.ones((n, self.dim_hidden))
-        for _ in range(self.burn_in):
+        for _ in range(self.burn_in + 1):  # burn-in, then the step that gives the draw (kgof)
             prob = 1.0 / (1.0 + np.exp(-(x @ self.B + 2.0 * self.c)))
             h = np.where(rng.random(prob.shape) < prob, 1.0, -1.0)
             x = self.b + 0.5 * (h @ self.B.T) + rng.standard_normal((n, self.dim))

@@ -5,17 +5,24 @@ takes the scores of p and q and draws of R.
 """
 
 from ._fssd import RelFSSDResult, optimize_fssd, rel_fssd
-from ._maps import LocationSelection, PowerCriterionMap, power_criterion_map, select_locations
+from ._maps import (
+    LocationSelection,
+    PowerCriterionMap,
+    fssd_power_criterion_map,
+    power_criterion_map,
+    select_locations,
+)
 from ._optimize import FSSDParams, UMEParams
 from ._plot import plot_power_criterion_map
 from ._presets import PRESETS
 from ._ume import RelUMEResult, optimize_ume, rel_ume
 
+# isort: split
 # Rel-MMD, KID, FID (relative-mmd branch)
 from ._image_metrics import KIDResult, RelFIDResult, fid, kid, relative_fid, relative_kid
 from ._mmd import RelMMDResult, bounliphone_bandwidth, rel_mmd
 
-__all__ = [
+__all__ = [  # noqa: RUF022 (two blocks: UME/FSSD, then MMD/KID/FID)
     "PRESETS",
     "FSSDParams",
     "LocationSelection",
@@ -23,6 +30,7 @@ __all__ = [
     "RelFSSDResult",
     "RelUMEResult",
     "UMEParams",
+    "fssd_power_criterion_map",
     "optimize_fssd",
     "optimize_ume",
     "plot_power_criterion_map",

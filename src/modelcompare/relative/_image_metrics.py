@@ -213,7 +213,12 @@ def relative_kid(
     True
     """
     return rel_mmd(
-        x, y, z, kernel=PolynomialKernel(degree=3), subsample=subsample, seed=seed,
+        x,
+        y,
+        z,
+        kernel=PolynomialKernel(degree=3),
+        subsample=subsample,
+        seed=seed,
         block_size=block_size,
     )
 

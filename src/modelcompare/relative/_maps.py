@@ -18,7 +18,13 @@ from .._validation import check_int, check_positive, check_samples
 from ._optimize import pair_rows, pooled_meddistance
 from ._ume import _check_xyz, _chunk_rows, gauss_block
 
-__all__ = ["LocationSelection", "PowerCriterionMap", "power_criterion_map", "select_locations"]
+__all__ = [
+    "LocationSelection",
+    "PowerCriterionMap",
+    "fssd_power_criterion_map",
+    "power_criterion_map",
+    "select_locations",
+]
 
 #: kmod's regulariser for the single-location criterion map.
 MAP_REG = 1e-7
@@ -26,7 +32,9 @@ MAP_REG = 1e-7
 
 @result_class
 class PowerCriterionMap(Result):
-    """The Rel-UME power criterion at each candidate location, each taken alone (J = 1).
+    """The power criterion at each candidate location, each taken alone (J = 1).
+
+    From :func:`power_criterion_map` (Rel-UME) or :func:`fssd_power_criterion_map` (Rel-FSSD).
 
     Attributes
     ----------
@@ -37,7 +45,8 @@ class PowerCriterionMap(Result):
     relative_witness : numpy.ndarray
         ``wit²_P(v) − wit²_Q(v)`` per candidate.
     witness_p, witness_q : numpy.ndarray
-        ``mean k(x, v) − mean k(z, v)`` and the same for y.
+        Rel-UME: ``mean k(x, v) − mean k(z, v)`` and the same for y, shape ``(C,)``. Rel-FSSD: the
+        Stein witnesses g_p(v), g_q(v), shape ``(C, d)``.
     variance : numpy.ndarray
         ν̂(v) per candidate.
     bandwidth, sigma2 : float
@@ -47,6 +56,8 @@ class PowerCriterionMap(Result):
     n : int
         Rows per sample.
     seed_used : int or None
+    test : str
+        ``"ume"`` or ``"fssd"``.
     """
 
     candidates: np.ndarray
@@ -60,8 +71,9 @@ class PowerCriterionMap(Result):
     reg: float
     n: int
     seed_used: int | None
+    test: str = "ume"
 
-    _repr_fields: ClassVar[tuple[str, ...]] = ("bandwidth", "reg", "n")
+    _repr_fields: ClassVar[tuple[str, ...]] = ("test", "bandwidth", "reg", "n")
 
     def best(self, k: int = 1) -> np.ndarray:
         """Indices of the ``k`` candidates with the largest criterion (most evidence that Q fits
@@ -221,6 +233,82 @@ def power_criterion_map(
         reg=reg,
         n=n,
         seed_used=seed_used,
+        test="ume",
+    )
+
+
+def fssd_power_criterion_map(
+    p: Any,
+    q: Any,
+    z: Any,
+    candidates: Any,
+    *,
+    bandwidth: float | None = None,
+    reg: float = MAP_REG,
+    seed: SeedLike = None,
+) -> PowerCriterionMap:
+    """Evaluate the Rel-FSSD power criterion at each candidate location separately.
+
+    Parameters
+    ----------
+    p, q : callable or density object
+        Scores ∇ log p, ∇ log q, or objects with ``.score`` (as in :func:`modelcompare.rel_fssd`).
+    z : array-like, shape (n, d)
+        Draws of R.
+    candidates : array-like, shape (C, d)
+        Candidate locations.
+    bandwidth : float, optional
+        Gaussian width σ; default the median distance of ``z``.
+    reg : float
+        Regulariser inside the square root.
+    seed : int, Generator or None
+        Random source of the median heuristic.
+
+    Returns
+    -------
+    PowerCriterionMap
+        With ``test="fssd"``; positive criterion where q's shape matches r better (paper Fig. 1c).
+    """
+    from ._fssd import eval_score, fssd_stats, resolve_score
+
+    rng, seed_used = check_seed(seed)
+    z = check_samples(z, "z", min_samples=4)
+    cand = check_samples(candidates, "candidates", min_samples=1)
+    if cand.shape[1] != z.shape[1]:
+        msg = f"`candidates` must have {z.shape[1]} columns like `z`; got {cand.shape[1]}."
+        raise ValueError(msg)
+    reg = check_positive(reg, "reg", allow_zero=True)
+    bw = (
+        pooled_meddistance((z,), rng)
+        if bandwidth is None
+        else check_positive(bandwidth, "bandwidth")
+    )
+    sp = eval_score(resolve_score(p, "p"), z, "p")
+    sq = eval_score(resolve_score(q, "q"), z, "q")
+    n, d = z.shape
+    sigma2 = bw * bw
+    crit = np.empty(cand.shape[0])
+    var = np.empty(cand.shape[0])
+    wit_p = np.empty(cand.shape)
+    wit_q = np.empty(cand.shape)
+    for c in range(cand.shape[0]):
+        st = fssd_stats(z, sp, sq, cand[c : c + 1], sigma2)
+        wit_p[c] = st.mean_p * np.sqrt(d)
+        wit_q[c] = st.mean_q * np.sqrt(d)
+        crit[c], var[c] = st.criterion(reg), st.variance
+    return PowerCriterionMap(
+        candidates=cand.copy(),
+        criterion=crit,
+        relative_witness=(np.sum(wit_p**2, axis=1) - np.sum(wit_q**2, axis=1)) / d,
+        witness_p=wit_p,
+        witness_q=wit_q,
+        variance=var,
+        bandwidth=bw,
+        sigma2=sigma2,
+        reg=reg,
+        n=n,
+        seed_used=seed_used,
+        test="fssd",
     )
 
 

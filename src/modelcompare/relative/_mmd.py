@@ -307,8 +307,10 @@ class _PairSums:
         s_a = float(self.r_a.sum())
         s_z = float(r_z.sum())
         s_az = float(self.rows_az.sum())
-        mmd2 = s_a / (m * (m - 1)) + s_z / (nz * (nz - 1)) - 2.0 * (s_az - self.trace_az) / (
-            m * (nz - 1)
+        mmd2 = (
+            s_a / (m * (m - 1))
+            + s_z / (nz * (nz - 1))
+            - 2.0 * (s_az - self.trace_az) / (m * (nz - 1))
         )
         v = (
             (self.r_a @ self.r_a - self.fro_aa) / (m * (m - 1) * (m - 2)),
@@ -406,13 +408,21 @@ def _subsample_equal(
     n = min(a.shape[0] for a in arrays)
     if all(a.shape[0] == n for a in arrays):
         return arrays, False
-    out = [a if a.shape[0] == n else a[np.sort(rng.choice(a.shape[0], n, replace=False))]
-           for a in arrays]
+    out = [
+        a if a.shape[0] == n else a[np.sort(rng.choice(a.shape[0], n, replace=False))]
+        for a in arrays
+    ]
     return out, True
 
 
 def _rel_mmd_iv(
-    x: Any, y: Any, z: Any, bandwidth: Any, kernel: Any, method: str, subsample: Any,
+    x: Any,
+    y: Any,
+    z: Any,
+    bandwidth: Any,
+    kernel: Any,
+    method: str,
+    subsample: Any,
     block_size: Any,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float | None, Any, str, bool, int | None]:
     x = check_samples(x, "x", min_samples=3)

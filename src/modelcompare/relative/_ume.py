@@ -27,7 +27,7 @@ from ._presets import OptimOptions, resolve_options
 __all__ = ["RelUMEResult", "optimize_ume", "rel_ume", "ume_stats"]
 
 #: Bytes of one data chunk (rows × d × 8) processed at a time by :func:`ume_stats`.
-_CHUNK_BYTES = 1 << 19
+_CHUNK_BYTES = 1 << 21
 
 
 def _chunk_rows(d: int, chunk_size: int | None) -> int:
@@ -37,13 +37,16 @@ def _chunk_rows(d: int, chunk_size: int | None) -> int:
 
 
 def gauss_block(a: np.ndarray, v: np.ndarray, vn: np.ndarray, sigma2: float) -> np.ndarray:
-    """Gaussian kernel between the rows of ``a`` and of ``v`` (``vn`` = squared norms of ``v``)."""
-    k = a @ v.T
-    k *= -2.0
-    k += np.einsum("ij,ij->i", a, a)[:, None]
-    k += vn[None, :]
-    np.maximum(k, 0.0, out=k)
-    k *= -0.5 / sigma2
+    """Gaussian kernel between the rows of ``a`` and of ``v`` (``vn`` = squared norms of ``v``).
+
+    Computed as ``exp(min(0, (a·v − ‖a‖²/2 − ‖v‖²/2)/σ²))``: one matrix product and one pass over the
+    small (rows × J) result, never an (rows × J × d) difference array.
+    """
+    inv = 1.0 / sigma2
+    k = a @ (v.T * inv)
+    k -= (0.5 * inv) * np.einsum("ij,ij->i", a, a)[:, None]
+    k -= (0.5 * inv) * vn[None, :]
+    np.minimum(k, 0.0, out=k)
     return np.exp(k, out=k)
 
 
@@ -97,31 +100,29 @@ def ume_criterion_and_grad(x: np.ndarray, y: np.ndarray, z: np.ndarray, reg: flo
     Chain rule through ``k(a, v) = exp(−‖a − v‖²/(2σ²))``: ``∂k/∂v = k (a − v)/σ²`` and
     ``∂k/∂σ = k ‖a − v‖²/σ³``.
     """
-    norms = [np.einsum("ij,ij->i", a, a) for a in (x, y, z)]
+    n = x.shape[0]
+    data = np.vstack([x, y, z])  # training data only: one matrix product per pass
+    norms = np.einsum("ij,ij->i", data, data)
 
     def crit_grad(sigma: float, v: np.ndarray) -> tuple[float, float, np.ndarray]:
         sigma2 = sigma * sigma
         j = v.shape[0]
-        vn = np.einsum("ij,ij->i", v, v)
-        d2s, ks = [], []
-        for a, an in zip((x, y, z), norms):
-            d2 = a @ v.T
-            d2 *= -2.0
-            d2 += an[:, None]
-            d2 += vn[None, :]
-            np.maximum(d2, 0.0, out=d2)
-            d2s.append(d2)
-            ks.append(np.exp(d2 * (-0.5 / sigma2)))
-        kx, ky, kz = ks
+        d2 = data @ v.T
+        d2 *= -2.0
+        d2 += norms[:, None]
+        d2 += np.einsum("ij,ij->i", v, v)[None, :]
+        np.maximum(d2, 0.0, out=d2)
+        k = np.exp(d2 * (-0.5 / sigma2))
+        kx, ky, kz = k[:n], k[n : 2 * n], k[2 * n :]
         scale = 1.0 / math.sqrt(j)
         crit, gp, gq = criterion_and_grad((kx - kz) * scale, (ky - kz) * scale, reg)
-        weights = (gp * scale, gq * scale, -(gp + gq) * scale)
-        g_v = np.zeros_like(v)
-        g_sigma = 0.0
-        for a, w, k, d2 in zip((x, y, z), weights, ks, d2s):
-            wk = w * k
-            g_v += wk.T @ a - wk.sum(axis=0)[:, None] * v
-            g_sigma += float(np.sum(wk * d2))
+        wk = np.empty_like(k)  # ∂crit/∂k times k, for the x, y and z blocks
+        np.multiply(gp, kx, out=wk[:n])
+        np.multiply(gq, ky, out=wk[n : 2 * n])
+        np.multiply(-(gp + gq), kz, out=wk[2 * n :])
+        wk *= scale
+        g_v = wk.T @ data - wk.sum(axis=0)[:, None] * v
+        g_sigma = float(np.sum(wk * d2))
         return crit, g_sigma / (sigma2 * sigma), g_v / sigma2
 
     return crit_grad
@@ -385,7 +386,7 @@ def rel_ume(
     reg, max_iter, tol_fun, locs_bounds_frac, bandwidth_bounds : optional
         Optimiser options overriding the preset (see :func:`optimize_ume`).
     chunk_size : int, optional
-        Rows per chunk of the linear-time pass (default: about 512 KiB of data per chunk).
+        Rows per chunk of the linear-time pass (default: about 2 MiB of data per chunk).
 
     Returns
     -------
