@@ -52,8 +52,10 @@ def boundary(d: int, delta: float) -> Sampler:
     def sample(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         shift = np.zeros(d)
         shift[0] = delta
-        return rng.normal(size=(n, d)) + shift, rng.normal(size=(n, d)) - shift, rng.normal(
-            size=(n, d)
+        return (
+            rng.normal(size=(n, d)) + shift,
+            rng.normal(size=(n, d)) - shift,
+            rng.normal(size=(n, d)),
         )
 
     return sample
@@ -89,8 +91,16 @@ def fid_same(d: int) -> Sampler:
     return sample
 
 
-def study(name: str, test: str, sampler: Sampler, n: int, trials: int, seed: int,
-          h0: bool, n_bootstrap: int = 200) -> None:
+def study(
+    name: str,
+    test: str,
+    sampler: Sampler,
+    n: int,
+    trials: int,
+    seed: int,
+    h0: bool,
+    n_bootstrap: int = 200,
+) -> None:
     rng = np.random.default_rng(seed)
     rejections = degenerate = 0
     start = time.perf_counter()
@@ -111,8 +121,11 @@ def study(name: str, test: str, sampler: Sampler, n: int, trials: int, seed: int
     if h0:
         bt = stats.binomtest(int(rejections), trials, ALPHA, alternative="greater").pvalue
         check = f"binom p = {bt:.3f} ({'pass' if bt > 0.01 else 'FAIL'})"
-    print(f"| {name} | {test} | {n} | {rejections}/{trials} | {rejections / trials:.3f} | "
-          f"{'H0' if h0 else 'H1'} | {check} | {degenerate} | {secs:.0f} s |", flush=True)
+    print(
+        f"| {name} | {test} | {n} | {rejections}/{trials} | {rejections / trials:.3f} | "
+        f"{'H0' if h0 else 'H1'} | {check} | {degenerate} | {secs:.0f} s |",
+        flush=True,
+    )
 
 
 def main() -> None:

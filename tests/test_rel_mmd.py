@@ -86,8 +86,15 @@ def _spec_test(x, y, z, gram):
     cov = _spec_cov(gram(z, z), gram(z, x), gram(z, y))
     stat = math.sqrt(n) * (mp - mq)
     nu = n * (vp - 2 * cov + vq)
-    return {"statistic": stat, "variance": nu, "mmd2_p": mp, "mmd2_q": mq, "var_p": vp,
-            "var_q": vq, "cov_pq": cov}
+    return {
+        "statistic": stat,
+        "variance": nu,
+        "mmd2_p": mp,
+        "mmd2_q": mq,
+        "var_p": vp,
+        "var_q": vq,
+        "cov_pq": cov,
+    }
 
 
 def _three(rng, n=30, d=3, shift_x=0.0, shift_y=0.0):
@@ -107,7 +114,9 @@ def test_gaussian_matches_spec_formulation(rng, block_size):
     res = rel_mmd(x, y, z, bandwidth=bw, block_size=block_size)
     for key, value in want.items():
         assert getattr(res, key) == pytest.approx(value, rel=1e-8, abs=1e-14), key
-    assert res.pvalue == pytest.approx(stats.norm.sf(want["statistic"] / math.sqrt(want["variance"])))
+    assert res.pvalue == pytest.approx(
+        stats.norm.sf(want["statistic"] / math.sqrt(want["variance"]))
+    )
     assert res.bandwidth == bw
     assert res.sigma2 == pytest.approx(bw**2)
     assert res.bandwidth_method == "given"

@@ -131,8 +131,10 @@ def relative_command(
         params = {"subsample": bool(subsample)}
         result = relative.relative_kid(x, y, z, seed=seed, **params)
     else:
-        params = {"n_bootstrap": 200 if n_bootstrap is None else n_bootstrap,
-                  "alpha": 0.05 if alpha is None else alpha}
+        params = {
+            "n_bootstrap": 200 if n_bootstrap is None else n_bootstrap,
+            "alpha": 0.05 if alpha is None else alpha,
+        }
         result = relative.relative_fid(x, y, z, seed=seed, **params)
     emit(
         test=f"relative-{test}",
