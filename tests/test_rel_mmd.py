@@ -397,3 +397,26 @@ def test_negative_variance_falls_back_to_second_order_term():
     assert var == var2  # the fallback is active in this case
     res = rel_mmd(x, z + 0.5, z, bandwidth=1.0)
     assert res.var_p == pytest.approx(var2, rel=1e-10)
+
+
+def test_memory_stays_below_one_gram_matrix():
+    # O(n) memory beyond a few tiles: the peak allocation must stay far below one n×n matrix.
+    import tracemalloc
+
+    rng = np.random.default_rng(5)
+    n = 2000  # one n×n float64 matrix is 32 MB; the tiles and O(n) vectors take about 2.5 MB
+    x, y, z = (rng.normal(size=(n, 2)) for _ in range(3))
+    tracemalloc.start()
+    try:
+        rel_mmd(x, y, z, bandwidth=1.0, block_size=256)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.25 * n * n * 8
+
+
+def test_reject_method(rng):
+    x, y, z = _three(rng, n=60, shift_x=2.0)
+    res = rel_mmd(x, y, z, bandwidth=1.0)
+    assert res.reject(0.05) == (res.pvalue <= 0.05)
+    assert res.reject(1.0 - 1e-12) or res.pvalue == 1.0

@@ -48,7 +48,7 @@ def _only_for(value: Any, option: str, allowed: tuple[str, ...], test: str) -> N
 @click.option(
     "--optimize/--no-optimize",
     default=None,
-    help="Rel-UME: optimise locations and width on a 20%% split [default: optimize].",
+    help="Rel-UME: optimise locations and width on a 20% split [default: optimize].",
 )
 @click.option(
     "--subsample",
