@@ -23,6 +23,36 @@ from ._warnings import (
 from .c2st import C2STResult, c2st
 
 # relative fit (issue 3)
+from .relative import (
+    FSSDParams,
+    LocationSelection,
+    PowerCriterionMap,
+    RelFSSDResult,
+    RelUMEResult,
+    UMEParams,
+    fssd_power_criterion_map,
+    optimize_fssd,
+    optimize_ume,
+    plot_power_criterion_map,
+    power_criterion_map,
+    rel_fssd,
+    rel_ume,
+    select_locations,
+)
+
+# isort: split
+# Rel-MMD, KID, FID (relative-mmd branch)
+from .relative import (
+    KIDResult,
+    RelFIDResult,
+    RelMMDResult,
+    bounliphone_bandwidth,
+    fid,
+    kid,
+    rel_mmd,
+    relative_fid,
+    relative_kid,
+)
 
 # posterior diagnostics (issue 4)
 
@@ -82,6 +112,30 @@ __all__ = [
     "__version__",
     "c2st",
     # relative fit (issue 3)
+    "FSSDParams",
+    "LocationSelection",
+    "PowerCriterionMap",
+    "RelFSSDResult",
+    "RelUMEResult",
+    "UMEParams",
+    "fssd_power_criterion_map",
+    "optimize_fssd",
+    "optimize_ume",
+    "plot_power_criterion_map",
+    "power_criterion_map",
+    "rel_fssd",
+    "rel_ume",
+    "select_locations",
+    # Rel-MMD, KID, FID (relative-mmd branch)
+    "KIDResult",
+    "RelFIDResult",
+    "RelMMDResult",
+    "bounliphone_bandwidth",
+    "fid",
+    "kid",
+    "rel_mmd",
+    "relative_fid",
+    "relative_kid",
 
     # posterior diagnostics (issue 4)
 

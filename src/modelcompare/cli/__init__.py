@@ -39,6 +39,9 @@ def _register() -> None:
     app.add_command(c2st_command)
 
     # relative fit (issue 3)
+    from ._relative import relative_command
+
+    app.add_command(relative_command)
 
     # posterior diagnostics (issue 4)
 

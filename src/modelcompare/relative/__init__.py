@@ -1,0 +1,51 @@
+"""Relative goodness of fit: which of two models, P or Q, is closer to the data R, and where?
+
+Sample-based tests (Rel-UME, Rel-MMD) take draws of P, Q and R; the density-based test (Rel-FSSD)
+takes the scores of p and q and draws of R.
+"""
+
+from ._fssd import RelFSSDResult, optimize_fssd, rel_fssd
+from ._maps import (
+    LocationSelection,
+    PowerCriterionMap,
+    fssd_power_criterion_map,
+    power_criterion_map,
+    select_locations,
+)
+from ._optimize import FSSDParams, UMEParams
+from ._plot import plot_power_criterion_map
+from ._presets import PRESETS
+from ._ume import RelUMEResult, optimize_ume, rel_ume
+
+# isort: split
+# Rel-MMD, KID, FID (relative-mmd branch)
+from ._image_metrics import KIDResult, RelFIDResult, fid, kid, relative_fid, relative_kid
+from ._mmd import RelMMDResult, bounliphone_bandwidth, rel_mmd
+
+__all__ = [  # noqa: RUF022 (two blocks: UME/FSSD, then MMD/KID/FID)
+    "PRESETS",
+    "FSSDParams",
+    "LocationSelection",
+    "PowerCriterionMap",
+    "RelFSSDResult",
+    "RelUMEResult",
+    "UMEParams",
+    "fssd_power_criterion_map",
+    "optimize_fssd",
+    "optimize_ume",
+    "plot_power_criterion_map",
+    "power_criterion_map",
+    "rel_fssd",
+    "rel_ume",
+    "select_locations",
+    # Rel-MMD, KID, FID (relative-mmd branch)
+    "KIDResult",
+    "RelFIDResult",
+    "RelMMDResult",
+    "bounliphone_bandwidth",
+    "fid",
+    "kid",
+    "rel_mmd",
+    "relative_fid",
+    "relative_kid",
+]
