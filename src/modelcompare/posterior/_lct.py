@@ -191,19 +191,43 @@ class NearestNeighborRegressor:
         self.name = f"knn-{self.n_neighbors}"
 
     def fit(self, x: np.ndarray, u: np.ndarray, alphas: np.ndarray, seed: int) -> Any:
-        """Store the data; return an object with ``predict``."""
+        """Store the data; return an object with ``predict``.
+
+        The neighbour index is shared by consecutive fits on the same ``x`` object (the null
+        trials), and so are the neighbour queries at the same evaluation array.
+        """
+        index = getattr(self, "_index", None)
+        if index is None or index.x is not x:
+            index = _KNNIndex(x, min(self.n_neighbors, x.shape[0]))
+            self._index = index
+        return _FittedKNN(index, u, alphas)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_index"}
+
+
+class _KNNIndex:
+    def __init__(self, x: np.ndarray, k: int) -> None:
         from sklearn.neighbors import NearestNeighbors
 
-        k = min(self.n_neighbors, x.shape[0])
-        return _FittedKNN(NearestNeighbors(n_neighbors=k).fit(x), u, alphas)
+        self.x = x
+        self.nn = NearestNeighbors(n_neighbors=k).fit(x)
+        self._last: tuple[np.ndarray, np.ndarray] | None = None
+
+    def query(self, x_eval: np.ndarray) -> np.ndarray:
+        if self._last is not None and self._last[0] is x_eval:
+            return self._last[1]
+        idx = self.nn.kneighbors(x_eval, return_distance=False)
+        self._last = (x_eval, idx)
+        return idx
 
 
 class _FittedKNN:
-    def __init__(self, nn: Any, u: np.ndarray, alphas: np.ndarray) -> None:
-        self.nn, self.u, self.alphas = nn, u, alphas
+    def __init__(self, index: _KNNIndex, u: np.ndarray, alphas: np.ndarray) -> None:
+        self.index, self.u, self.alphas = index, u, alphas
 
     def predict(self, x_eval: np.ndarray) -> np.ndarray:
-        idx = self.nn.kneighbors(x_eval, return_distance=False)
+        idx = self.index.query(x_eval)
         return (self.u[idx][:, :, None] <= self.alphas[None, None, :]).mean(axis=1)
 
 
