@@ -16,12 +16,14 @@ def test_sbc_exact_flow_and_pit_consistency():
     flow = MODEL.exact_flow()
     s = 400
     ranks = sbc_ranks(flow, theta, x, n_samples=s, seed=1)
-    assert ranks.min() >= 0 and ranks.max() <= s
+    assert ranks.min() >= 0
+    assert ranks.max() <= s
     # the triangular flow: P_1 is the marginal CDF of θ_1, so it matches rank/S within O(1/√S)
     p1 = pit(flow, theta, x)[:, 0]
     assert np.max(np.abs(ranks[:, 0] / s - p1)) < 3 / np.sqrt(s)
     res = sbc_test(ranks, s)
-    assert res.pvalue > 0.01 and res.ranks.shape == (300, 2)
+    assert res.pvalue > 0.01
+    assert res.ranks.shape == (300, 2)
     assert sbc_test(ranks, s, method="chi2").pvalue > 0.01
 
 
@@ -45,12 +47,17 @@ def test_sbc_size_and_power():
 def test_tarp_exact_and_dispersion_errors():
     theta, x = MODEL.simulate(1000, seed=1)
     exact = tarp(MODEL.exact_flow(), theta, x, n_samples=100, seed=0)
-    assert exact.pvalue > 0.01 and abs(exact.atc) < 0.03
-    assert exact.ecp[0] == 0 and exact.ecp[-1] <= 1 and np.all(np.diff(exact.ecp) >= 0)
+    assert exact.pvalue > 0.01
+    assert abs(exact.atc) < 0.03
+    assert exact.ecp[0] == 0
+    assert exact.ecp[-1] <= 1
+    assert np.all(np.diff(exact.ecp) >= 0)
     over = tarp(MODEL.exact_flow(scale_factor=1.5), theta, x, n_samples=100, seed=0)
     under = tarp(MODEL.exact_flow(scale_factor=0.6), theta, x, n_samples=100, seed=0)
-    assert over.pvalue < 1e-3 and over.atc > 0
-    assert under.pvalue < 1e-3 and under.atc < 0
+    assert over.pvalue < 1e-3
+    assert over.atc > 0
+    assert under.pvalue < 1e-3
+    assert under.atc < 0
     with pytest.raises(TypeError, match="sample"):
         tarp(object(), theta, x)
 

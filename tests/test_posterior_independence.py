@@ -43,7 +43,8 @@ def test_nocorr_passes_marginals_fails_independence():
         p = pit(NOCORR, theta, x)
         assert global_coverage_test(p).pvalue > 0.01  # exact marginals
         res = pit_independence_test(p)
-        assert res.pvalue < 1e-10 and res.pair_statistics[0] > 0.5  # Spearman ≈ +0.66
+        assert res.pvalue < 1e-10
+        assert res.pair_statistics[0] > 0.5
         assert pit_independence_test(p, method="chi2").pvalue < 1e-10
     # local: the marginal LCT is blind (rejects at about its size), the product regression is not
     reps, lct_rej, ind_rej = 20, 0, 0
@@ -73,7 +74,8 @@ def test_local_independence_hgb_and_formulas():
     theta, x = MODEL.simulate(600, seed=5)
     p = pit(NOCORR, theta, x)
     res = local_independence_test(p, x, X0, n_null=19, seed=1, eval_correction="holm")
-    assert res.regressor == "hgb" and res.statistic.shape == (1, 2)
+    assert res.regressor == "hgb"
+    assert res.statistic.shape == (1, 2)
     np.testing.assert_allclose(res.statistic, res.regression**2)
     expected = (1 + (res.null_statistic[:, None, :] >= res.statistic[None]).sum(0)) / 20
     np.testing.assert_allclose(res.pvalues, expected)
@@ -89,7 +91,8 @@ def test_three_covariates_pairs_and_symmetry():
     p = stats.norm.cdf(z)
     res = pit_independence_test(p)
     assert res.pairs == [(0, 1), (0, 2), (1, 2)]
-    assert res.pair_pvalues[1] < 1e-10 and res.pair_pvalues[0] > 1e-3
+    assert res.pair_pvalues[1] < 1e-10
+    assert res.pair_pvalues[0] > 1e-3
     assert res.pvalue == pytest.approx(min(1, 3 * res.pair_pvalues.min()))
     swapped = pit_independence_test(p[:, [2, 1, 0]], pairs=[(2, 0)])
     assert swapped.pair_statistics[0] == pytest.approx(res.pair_statistics[1])

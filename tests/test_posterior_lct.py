@@ -121,7 +121,8 @@ def test_localisation_knn_over_seeds():
         leaves_out += out[:, 1].mean()
     assert inside_small >= 0.95 * reps
     assert _ok_rate(outside_rej, reps, 0.05)
-    assert leaves_in / reps > 0.5 and leaves_out / reps < 0.1
+    assert leaves_in / reps > 0.5
+    assert leaves_out / reps < 0.1
 
 
 def test_size_exact_flow_knn():

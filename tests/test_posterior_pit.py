@@ -50,7 +50,9 @@ def test_self_check_passes_and_catches_swapped_direction(model):
     theta, x = model.simulate(10, seed=1)
     flow = model.exact_flow()
     res = check_flow(flow, theta, x)
-    assert res.passed and res.statistic < 1e-10 and res.logdet_method == "flow"
+    assert res.passed
+    assert res.statistic < 1e-10
+    assert res.logdet_method == "flow"
 
     class FiniteDiff:  # no latent_and_logdet: finite differences of to_latent
         def to_latent(self, t, c):
@@ -60,14 +62,16 @@ def test_self_check_passes_and_catches_swapped_direction(model):
             return flow.log_prob(t, c)
 
     res = check_flow(FiniteDiff(), theta, x)
-    assert res.passed and res.logdet_method == "finite differences"
+    assert res.passed
+    assert res.logdet_method == "finite differences"
 
     class Swapped(FiniteDiff):  # the classic bug: the sampling direction applied to θ
         def to_latent(self, t, c):
             return flow.forward(t, c)
 
     bad = check_flow(Swapped(), theta, x)
-    assert not bad.passed and bad.statistic > 0.1
+    assert not bad.passed
+    assert bad.statistic > 0.1
     theta_big, x_big = model.simulate(1000, seed=2)
     assert global_coverage_test(pit(Swapped(), theta_big, x_big)).pvalue < 1e-6
 
@@ -102,7 +106,9 @@ def test_alpha_grid():
     np.testing.assert_allclose(alpha_grid(3), [0.25, 0.5, 0.75])
     with pytest.warns(ModelCompareWarning, match="Dropped"):
         g = alpha_grid(np.linspace(0, 1, 11))
-    assert g.min() > 0 and g.max() < 1 and g.size == 9
+    assert g.min() > 0
+    assert g.max() < 1
+    assert g.size == 9
     with pytest.raises(ValueError):
         alpha_grid([1.5])
 
@@ -122,7 +128,8 @@ def test_band_known_values():
     p_lo, p_hi = ecdf_band(1000, g, method="pointwise")
     s_lo, s_hi = ecdf_band(1000, g, method="ecdf", seed=0)
     d_lo, d_hi = ecdf_band(1000, g, method="dkw")
-    assert np.all(s_hi - s_lo >= p_hi - p_lo) and (s_hi - s_lo)[2] < 0.5 * (d_hi - d_lo)[2]
+    assert np.all(s_hi - s_lo >= p_hi - p_lo)
+    assert (s_hi - s_lo)[2] < 0.5 * (d_hi - d_lo)[2]
 
 
 def test_simultaneous_band_covers_whole_null_ecdf():
@@ -165,11 +172,14 @@ def test_global_power_and_pp_shapes(model, case, kwargs):
         if case == "bias":  # P shrinks: the curve sits above the diagonal
             assert dev.mean() > 0.02
         elif case == "over":
-            assert dev[low].mean() < 0 and dev[high].mean() > 0
+            assert dev[low].mean() < 0
+            assert dev[high].mean() > 0
         else:
-            assert dev[low].mean() > 0 and dev[high].mean() < 0
+            assert dev[low].mean() > 0
+            assert dev[high].mean() < 0
             counts = res.hist_counts[:, 0]
-            assert counts[0] > counts[len(counts) // 2] and counts[-1] > counts[len(counts) // 2]
+            assert counts[0] > counts[len(counts) // 2]
+            assert counts[-1] > counts[len(counts) // 2]
 
 
 def test_global_result_fields_and_determinism(model):
@@ -181,8 +191,10 @@ def test_global_result_fields_and_determinism(model):
     assert a.pvalue == pytest.approx(min(1, 2 * min(stats.kstest(p[:, i], "uniform").pvalue for i in range(2))))
     np.testing.assert_allclose(a.pp_values[:, 1], [(p[:, 1] <= t).mean() for t in a.alphas])
     assert a.hist_counts.sum(axis=0).tolist() == [400, 400]
-    assert "Bonferroni" in a.band_label() and "95 %" in a.band_label("pointwise")
+    assert "Bonferroni" in a.band_label()
+    assert "95 %" in a.band_label("pointwise")
     d = a.to_dict()
-    assert d["pvalue"] == a.pvalue and isinstance(d["pp_values"], list)
+    assert d["pvalue"] == a.pvalue
+    assert isinstance(d["pp_values"], list)
     assert a.decision(0.05) == (a.pvalue <= 0.05)
     assert "GlobalCoverageResult(" in repr(a)

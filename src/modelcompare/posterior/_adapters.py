@@ -154,8 +154,8 @@ class SbiFlow(_TorchFlow):
             self.kind = "nflows"
         else:
             self.kind = "zuko"
-            emb = getattr(est, "embedding_net", None) or getattr(est, "_embedding_net", None)
-            self._embedding = emb
+            emb = getattr(est, "embedding_net", None)
+            self._embedding = emb if emb is not None else getattr(est, "_embedding_net", None)
 
     def _latent(self, theta: Any, x: Any) -> tuple[Any, Any]:
         if self.kind == "nflows":
