@@ -41,6 +41,9 @@ def _register() -> None:
     # relative fit (issue 3)
 
     # posterior diagnostics (issue 4)
+    from ._coverage import coverage_command
+
+    app.add_command(coverage_command)
 
     # categorical granularity (issue 5)
 
