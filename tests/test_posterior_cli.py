@@ -29,13 +29,13 @@ def files(tmp_path_factory):
 def test_coverage_json_matches_library(files):
     d, p, x = files
     args = ["coverage", str(d / "pit.npy"), str(d / "x.npy"), "--x-eval", str(d / "xe.npy"),
-            "--regressor", "knn", "--n-null", "30", "--n-alphas", "19", "--seed", "3", "--json"]
+            "--regressor", "knn", "--n-null", "40", "--n-alphas", "19", "--seed", "3", "--json"]
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["test"] == "coverage"
     assert out["seed"] == 3
-    lib = local_coverage_test(p, x, [[0.0, 0.0], [2.0, 2.0]], regressor="knn", n_null=30,
+    lib = local_coverage_test(p, x, [[0.0, 0.0], [2.0, 2.0]], regressor="knn", n_null=40,
                               alphas=19, seed=3)
     np.testing.assert_allclose(out["local"]["pvalue"], lib.pvalue)
     np.testing.assert_allclose(out["local"]["statistic"], lib.statistic)

@@ -27,7 +27,7 @@ def results():
     theta, x = model.simulate(500, seed=0)
     p = pit(model.exact_flow(offset=[0.3, 0.0]), theta, x)
     path = np.column_stack([np.linspace(-2, 2, 5)] * 2)
-    loc = local_coverage_test(p, x, path, alphas=19, regressor="knn", n_null=30, seed=0)
+    loc = local_coverage_test(p, x, path, alphas=19, regressor="knn", n_null=40, seed=0)
     return global_coverage_test(p, alphas=49), loc
 
 

@@ -345,6 +345,18 @@ def _check_n_null(n_null: int) -> int:
     return n_null
 
 
+def _warn_resolution(m: int, e: int, n_null: int, correction: str) -> None:
+    factor = m * e if correction == "bonferroni" else e
+    if factor / (n_null + 1) > 0.05:
+        warnings.warn(
+            f"With {m} covariate(s), {e} corrected evaluation point(s) and n_null={n_null}, the "
+            f"smallest attainable combined p-value is {factor / (n_null + 1):.3g} > 0.05; "
+            f"use n_null >= {int(np.ceil(factor / 0.05)) - 1} to be able to reject at 0.05.",
+            TooFewResamplesWarning,
+            stacklevel=3,
+        )
+
+
 def fit_null_regressors(
     x: Any,
     *,
@@ -588,6 +600,7 @@ def local_coverage_test(
             raise ValueError(msg)
     grid, reg = null.alphas, null.regressor
     m = p.shape[1]
+    _warn_resolution(m, x_eval.shape[0] if eval_correction else 1, null.n_null, correction)
     xs = null.standardise(x)
     xe = null.standardise(x_eval)
     fits = Parallel(n_jobs=n_jobs)(
