@@ -251,7 +251,7 @@ def global_coverage_test(
     Examples
     --------
     >>> import numpy as np
-    >>> res = global_coverage_test(np.random.default_rng(0).uniform(size=(500, 2)))
+    >>> res = global_coverage_test(np.random.default_rng(1).uniform(size=(500, 2)))
     >>> bool(res.pvalue > 0.01)
     True
     """
