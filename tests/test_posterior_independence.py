@@ -9,6 +9,7 @@ from scipy import stats
 from modelcompare import (
     AffineGaussianFlow,
     ConditionalGaussianModel,
+    TooFewResamplesWarning,
     global_coverage_test,
     local_coverage_test,
     local_independence_test,
@@ -70,9 +71,13 @@ def test_local_independence_size_knn():
     assert all(_ok_rate(int(k), reps, 0.05) for k in rej)
 
 
+@pytest.mark.filterwarnings("ignore::modelcompare.TooFewResamplesWarning")  # small B on purpose
 def test_local_independence_hgb_and_formulas():
     theta, x = MODEL.simulate(600, seed=5)
     p = pit(NOCORR, theta, x)
+    with pytest.warns(TooFewResamplesWarning, match="smallest attainable"):
+        local_independence_test(p, x, X0, n_null=19, seed=1, eval_correction="holm",
+                                regressor="knn")
     res = local_independence_test(p, x, X0, n_null=19, seed=1, eval_correction="holm")
     assert res.regressor == "hgb"
     assert res.statistic.shape == (1, 2)

@@ -25,7 +25,14 @@ from .._validation import (
     check_same_width,
     check_samples,
 )
-from ._lct import _adjust, _check_n_null, _set_seed, _standardisation, mc_pvalue
+from ._lct import (
+    _adjust,
+    _check_n_null,
+    _set_seed,
+    _standardisation,
+    _warn_resolution,
+    mc_pvalue,
+)
 from ._pit import check_pit_values
 
 __all__ = [
@@ -296,6 +303,7 @@ def local_independence_test(
     n_null = _check_n_null(n_null)
     if eval_correction is not None:
         eval_correction = check_choice(eval_correction, "eval_correction", ("bonferroni", "holm"))
+    _warn_resolution(len(pair_list), x_eval.shape[0] if eval_correction else 1, n_null, "bonferroni")
     rng, seed_used = check_seed(seed)
     null_rng, obs_rng = rng.spawn(2)
     mean, scale = _standardisation(x)

@@ -349,7 +349,7 @@ def _warn_resolution(m: int, e: int, n_null: int, correction: str) -> None:
     factor = m * e if correction == "bonferroni" else e
     if factor / (n_null + 1) > 0.05:
         warnings.warn(
-            f"With {m} covariate(s), {e} corrected evaluation point(s) and n_null={n_null}, the "
+            f"With {m} Bonferroni-combined test(s), {e} corrected evaluation point(s) and n_null={n_null}, the "
             f"smallest attainable combined p-value is {factor / (n_null + 1):.3g} > 0.05; "
             f"use n_null >= {int(np.ceil(factor / 0.05)) - 1} to be able to reject at 0.05.",
             TooFewResamplesWarning,
