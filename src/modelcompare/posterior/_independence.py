@@ -28,6 +28,7 @@ from .._validation import (
 from ._lct import (
     _adjust,
     _check_n_null,
+    _KNNIndex,
     _set_seed,
     _standardisation,
     _warn_resolution,
@@ -163,12 +164,16 @@ class _KNNMean:
 
     def __init__(self, n_neighbors: int = 150) -> None:
         self.n_neighbors = n_neighbors
+        self._index: _KNNIndex | None = None
 
     def fit(self, x: np.ndarray, y: np.ndarray, seed: int) -> Any:
-        from sklearn.neighbors import NearestNeighbors
+        if self._index is None or self._index.x is not x:
+            self._index = _KNNIndex(x, min(self.n_neighbors, x.shape[0]))
+        index = self._index
+        return lambda xe: y[index.query(xe)].mean(axis=1)
 
-        nn = NearestNeighbors(n_neighbors=min(self.n_neighbors, x.shape[0])).fit(x)
-        return lambda xe: y[nn.kneighbors(xe, return_distance=False)].mean(axis=1)
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_index": None}
 
 
 class _SklearnMean:

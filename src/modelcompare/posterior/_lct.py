@@ -196,14 +196,14 @@ class NearestNeighborRegressor:
         The neighbour index is shared by consecutive fits on the same ``x`` object (the null
         trials), and so are the neighbour queries at the same evaluation array.
         """
-        index = getattr(self, "_index", None)
+        index = self.__dict__.get("_index")
         if index is None or index.x is not x:
             index = _KNNIndex(x, min(self.n_neighbors, x.shape[0]))
             self._index = index
         return _FittedKNN(index, u, alphas)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "_index"}
+        return {**self.__dict__, "_index": None}
 
 
 class _KNNIndex:
