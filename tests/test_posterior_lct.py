@@ -212,3 +212,16 @@ def test_input_validation_and_warnings():
     local_coverage_test(p, x, X0, regressor="knn", n_null=40, seed=0)
     np.testing.assert_array_equal(p, p_copy)
     np.testing.assert_array_equal(x, x_copy)
+
+
+def test_n_jobs_gives_bit_identical_results():
+    from joblib import parallel_config
+
+    theta, x = MODEL.simulate(300, seed=12)
+    p = pit(_local_bias_flow(), theta, x)
+    kw = {"alphas": 9, "regressor": "knn", "n_null": 40, "seed": 4}
+    serial = local_coverage_test(p, x, X0, **kw)
+    with parallel_config(backend="threading"):
+        parallel = local_coverage_test(p, x, X0, n_jobs=2, **kw)
+    np.testing.assert_array_equal(serial.null_statistic, parallel.null_statistic)
+    np.testing.assert_array_equal(serial.pvalues, parallel.pvalues)
