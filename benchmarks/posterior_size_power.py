@@ -82,13 +82,32 @@ def local_study(trials: int) -> None:
               f"  min_i p_i<0.01 {strong / trials:.3f}  local independence {ind / trials:.3f}")
 
 
+def hgb_study(trials: int) -> None:
+    """The default amortised regressor (B = 39, |G| = 19, N = 1000): size and localisation."""
+    print(f"\nLocal tests with the default amortised HGB (B=39, |G|=19, N=1000), {trials} trials")
+    x0 = np.array([[0.5, 0.5], [2.0, 2.0], [-1.0, -1.0]])
+    for name in ("exact", "local_bias b=1"):
+        rej = np.zeros(3, int)
+        for s in range(trials):
+            theta, x = MODEL.simulate(1000, seed=30_000 + s)
+            p = pit(FLOWS[name], theta, x)
+            res = local_coverage_test(p, x, x0, alphas=19, n_null=39, seed=s)
+            rej += res.pvalue <= 0.05
+        cells = "  ".join(f"x0={tuple(x0[e])}: {_fmt(int(rej[e]), trials)}" for e in range(3))
+        print(f"  {name:<15} {cells}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--trials", type=int, default=200)
+    parser.add_argument("--hgb-trials", type=int, default=0, help="also study the HGB default")
     args = parser.parse_args()
     t = time.perf_counter()
-    global_study(args.trials)
-    local_study(args.trials)
+    if args.trials:
+        global_study(args.trials)
+        local_study(args.trials)
+    if args.hgb_trials:
+        hgb_study(args.hgb_trials)
     print(f"\ntotal {time.perf_counter() - t:.0f} s")
 
 
