@@ -28,13 +28,12 @@ from .._validation import (
 from ._lct import (
     _adjust,
     _check_n_null,
-    _KNNIndex,
-    _set_seed,
     _standardisation,
     _warn_resolution,
     mc_pvalue,
 )
 from ._pit import check_pit_values
+from ._regressors import _KNNIndex, _set_seed
 
 __all__ = [
     "IndependenceResult",

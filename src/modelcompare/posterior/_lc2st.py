@@ -12,7 +12,8 @@ from .._random import SeedLike, check_seed, sklearn_seed
 from .._results import Result, result_class
 from .._validation import check_choice, check_int, check_same_width, check_samples
 from ._flows import _pair_iv
-from ._lct import _adjust, _check_n_null, _set_seed, _standardisation, mc_pvalue
+from ._lct import _adjust, _check_n_null, _standardisation, mc_pvalue
+from ._regressors import _set_seed
 
 __all__ = ["LC2STResult", "lc2st_nf"]
 
