@@ -93,7 +93,7 @@ def hgb_study(trials: int) -> None:
             p = pit(FLOWS[name], theta, x)
             res = local_coverage_test(p, x, x0, alphas=19, n_null=39, seed=s)
             rej += res.pvalue <= 0.05
-        cells = "  ".join(f"x0={tuple(x0[e])}: {_fmt(int(rej[e]), trials)}" for e in range(3))
+        cells = "  ".join(f"x0={x0[e].tolist()}: {_fmt(int(rej[e]), trials)}" for e in range(3))
         print(f"  {name:<15} {cells}")
 
 
