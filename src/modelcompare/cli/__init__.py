@@ -44,6 +44,9 @@ def _register() -> None:
     app.add_command(relative_command)
 
     # posterior diagnostics (issue 4)
+    from ._coverage import coverage_command
+
+    app.add_command(coverage_command)
 
     # categorical granularity (issue 5)
     from ._granularity import granularity_command

@@ -1,0 +1,76 @@
+"""Posterior diagnostics for normalising-flow posteriors (issue 4)."""
+
+from ._adapters import NflowsFlow, SbiFlow, ZukoFlow, as_flow
+from ._flows import (
+    AffineGaussianFlow,
+    ConditionalFlow,
+    ConditionalGaussianModel,
+    FlowCheckResult,
+    check_flow,
+)
+from ._global import GlobalCoverageResult, alpha_grid, ecdf_band, global_coverage_test
+from ._independence import (
+    IndependenceResult,
+    LocalIndependenceResult,
+    local_independence_test,
+    pit_independence_test,
+)
+from ._lc2st import LC2STResult, lc2st_nf
+from ._lct import (
+    AmortizedRegressor,
+    LocalCoverageResult,
+    NearestNeighborRegressor,
+    NullRegressors,
+    PerAlphaRegressor,
+    fit_null_regressors,
+    local_coverage_test,
+)
+from ._pit import pit
+from ._plots import (
+    plot_global_histograms,
+    plot_global_pp,
+    plot_local_pp,
+    plot_local_statistics,
+)
+from ._sbc import SBCResult, sbc, sbc_ranks, sbc_test
+from ._tarp import TARPResult, tarp
+
+__all__ = [
+    "AffineGaussianFlow",
+    "AmortizedRegressor",
+    "ConditionalFlow",
+    "ConditionalGaussianModel",
+    "FlowCheckResult",
+    "GlobalCoverageResult",
+    "IndependenceResult",
+    "LC2STResult",
+    "LocalCoverageResult",
+    "LocalIndependenceResult",
+    "NearestNeighborRegressor",
+    "NflowsFlow",
+    "NullRegressors",
+    "PerAlphaRegressor",
+    "SBCResult",
+    "SbiFlow",
+    "TARPResult",
+    "ZukoFlow",
+    "alpha_grid",
+    "as_flow",
+    "check_flow",
+    "ecdf_band",
+    "fit_null_regressors",
+    "global_coverage_test",
+    "lc2st_nf",
+    "local_coverage_test",
+    "local_independence_test",
+    "pit",
+    "pit_independence_test",
+    "plot_global_histograms",
+    "plot_global_pp",
+    "plot_local_pp",
+    "plot_local_statistics",
+    "sbc",
+    "sbc_ranks",
+    "sbc_test",
+    "tarp",
+]

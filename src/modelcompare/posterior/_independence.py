@@ -1,0 +1,335 @@
+"""Independence of the PIT covariates: the open item of Linhart et al. (2022), Theorem 1.
+
+Uniform marginals are not enough: H0(x) also needs the P_i to be mutually independent given x.
+Global tests use rank correlation or a binned χ² test per pair; the local test regresses the products
+z_i z_j of the Gaussianised covariates on x, which tests conditional *correlation* only.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy import stats
+from scipy.special import ndtri
+
+from .._random import SeedLike, check_seed, sklearn_seed
+from .._results import Result, result_class
+from .._validation import (
+    check_choice,
+    check_fraction,
+    check_int,
+    check_same_rows,
+    check_same_width,
+    check_samples,
+)
+from ._lct import (
+    _adjust,
+    _check_n_null,
+    _standardisation,
+    _warn_resolution,
+    mc_pvalue,
+)
+from ._pit import check_pit_values
+from ._regressors import _KNNIndex, _set_seed
+
+__all__ = [
+    "IndependenceResult",
+    "LocalIndependenceResult",
+    "local_independence_test",
+    "pit_independence_test",
+]
+
+_EPS = 1e-12
+
+
+def _pairs(m: int, pairs: Any) -> list[tuple[int, int]]:
+    if m < 2:
+        msg = f"`pit_values` needs at least 2 columns to test independence; got {m}."
+        raise ValueError(msg)
+    if pairs is None:
+        return list(itertools.combinations(range(m), 2))
+    out = []
+    for pair in pairs:
+        i, j = (int(v) for v in pair)
+        if not (0 <= i < m and 0 <= j < m and i != j):
+            msg = f"`pairs` must hold distinct column indices in [0, {m}); got {pair!r}."
+            raise ValueError(msg)
+        out.append((i, j))
+    return out
+
+
+def gaussianise(pit_values: Any) -> np.ndarray:
+    """z = Φ⁻¹(P), with P clipped to [1e-12, 1 − 1e-12] so that z is finite."""
+    return ndtri(np.clip(check_pit_values(pit_values), _EPS, 1 - _EPS))
+
+
+@result_class
+class IndependenceResult(Result):
+    """Result of :func:`pit_independence_test`.
+
+    ``statistic`` is the largest |ρ| (Spearman/Kendall) or χ² over the pairs; ``pvalue`` the
+    Bonferroni-combined p-value over the m(m−1)/2 pairs; ``pair_statistics``/``pair_pvalues`` are per
+    pair, in the order of ``pairs``.
+    """
+
+    statistic: float
+    pvalue: float
+    pair_statistics: np.ndarray
+    pair_pvalues: np.ndarray
+    pairs: list[tuple[int, int]]
+    method: str
+    n: int
+
+    _repr_fields = ("statistic", "pvalue", "method", "n")
+
+    def decision(self, alpha: float = 0.05) -> bool:
+        """True when independence is rejected at level ``alpha``."""
+        return bool(self.pvalue <= check_fraction(alpha, "alpha"))
+
+
+def pit_independence_test(
+    pit_values: Any, *, method: str = "spearman", n_bins: int = 5, pairs: Any = None
+) -> IndependenceResult:
+    """Global test of the pairwise independence of the PIT covariates.
+
+    Parameters
+    ----------
+    pit_values : array-like, shape (N, m)
+        PIT values (m ≥ 2).
+    method : {"spearman", "kendall", "chi2"}
+        Rank correlation (scipy's tests) or the χ² test on a ``n_bins`` × ``n_bins`` table of
+        (P_i, P_j) binned at the uniform quantiles (which also sees non-monotone dependence).
+    n_bins : int
+        Bins per axis for ``"chi2"`` (keep N / n_bins² ≥ 5).
+    pairs : sequence of (i, j), optional
+        Pairs to test (default: all m(m−1)/2).
+
+    Returns
+    -------
+    IndependenceResult
+
+    Notes
+    -----
+    Pairwise independence is necessary, not sufficient, for mutual independence. Uncorrelated
+    normal marginals need not be independent; these tests see monotone (rank) or binned dependence.
+    For the whole null z | x ~ N(0, I) at one x₀ use :func:`lc2st_nf`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = pit_independence_test(np.random.default_rng(0).uniform(size=(500, 3)))
+    >>> len(res.pairs)
+    3
+    """
+    p = check_pit_values(pit_values)
+    n, m = p.shape
+    method = check_choice(method, "method", ("spearman", "kendall", "chi2"))
+    n_bins = check_int(n_bins, "n_bins", low=2)
+    pair_list = _pairs(m, pairs)
+    st, pv = [], []
+    for i, j in pair_list:
+        if method == "spearman":
+            r = stats.spearmanr(p[:, i], p[:, j])
+            st.append(float(r.statistic))
+            pv.append(float(r.pvalue))
+        elif method == "kendall":
+            r = stats.kendalltau(p[:, i], p[:, j])
+            st.append(float(r.statistic))
+            pv.append(float(r.pvalue))
+        else:
+            bi = np.minimum((p[:, i] * n_bins).astype(int), n_bins - 1)
+            bj = np.minimum((p[:, j] * n_bins).astype(int), n_bins - 1)
+            table = np.zeros((n_bins, n_bins))
+            np.add.at(table, (bi, bj), 1)
+            table += 1e-12  # empty rows/columns would make the expected counts zero
+            r = stats.chi2_contingency(table, correction=False)
+            st.append(float(r.statistic))
+            pv.append(float(r.pvalue))
+    st_arr, pv_arr = np.array(st), np.nan_to_num(np.array(pv), nan=1.0)
+    k = len(pair_list)
+    stat = float(np.max(np.abs(st_arr))) if method != "chi2" else float(st_arr.max())
+    return IndependenceResult(
+        statistic=stat, pvalue=float(min(1.0, k * pv_arr.min())), pair_statistics=st_arr,
+        pair_pvalues=pv_arr, pairs=pair_list, method=method, n=n,
+    )
+
+
+# ------------------------------------------------------------------------------------------- local
+class _KNNMean:
+    name = "knn-150"
+
+    def __init__(self, n_neighbors: int = 150) -> None:
+        self.n_neighbors = n_neighbors
+        self._index: _KNNIndex | None = None
+
+    def fit(self, x: np.ndarray, y: np.ndarray, seed: int) -> Any:
+        if self._index is None or self._index.x is not x:
+            self._index = _KNNIndex(x, min(self.n_neighbors, x.shape[0]))
+        index = self._index
+        return lambda xe: y[index.query(xe)].mean(axis=1)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_index": None}
+
+
+class _SklearnMean:
+    def __init__(self, estimator: Any = None) -> None:
+        self.estimator = estimator
+        self.name = "hgb" if estimator is None else type(estimator).__name__
+
+    def fit(self, x: np.ndarray, y: np.ndarray, seed: int) -> Any:
+        from sklearn.ensemble import HistGradientBoostingRegressor
+
+        est = self.estimator or HistGradientBoostingRegressor(
+            max_iter=60, learning_rate=0.05, max_leaf_nodes=7, min_samples_leaf=100,
+            l2_regularization=1.0, early_stopping=False,
+        )
+        est = _set_seed(est, seed).fit(x, y)
+        return est.predict
+
+
+def _resolve_mean_regressor(regressor: Any) -> Any:
+    if isinstance(regressor, str):
+        check_choice(regressor, "regressor", ("hgb", "knn"))
+        return _SklearnMean() if regressor == "hgb" else _KNNMean()
+    if hasattr(regressor, "fit") and hasattr(regressor, "predict"):
+        return _SklearnMean(regressor)
+    msg = f"`regressor` must be 'hgb', 'knn' or a scikit-learn regressor; got {type(regressor).__name__}."
+    raise TypeError(msg)
+
+
+@result_class
+class LocalIndependenceResult(Result):
+    """Result of :func:`local_independence_test` (K pairs, E evaluation points).
+
+    ``statistic`` (K, E) is ĝ_ij(x₀)², with ĝ_ij the regression of z_i z_j on x; ``pvalue`` (E,) is
+    Bonferroni over pairs; ``pvalues`` (K, E) per pair; ``regression`` (K, E) is ĝ_ij(x₀), an
+    estimate of the conditional correlation E[z_i z_j | x₀].
+    """
+
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    pvalues: np.ndarray
+    pvalue_adjusted: np.ndarray | None
+    regression: np.ndarray
+    pairs: list[tuple[int, int]]
+    x_eval: np.ndarray
+    regressor: str
+    n: int
+    n_null: int
+    eval_correction: str | None
+    seed_used: int | None
+    null_statistic: np.ndarray
+
+    _repr_fields = ("n", "n_null", "regressor")
+
+    def decision(self, alpha: float = 0.05) -> np.ndarray:
+        """Reject conditional uncorrelatedness at each x₀ (``pvalue_adjusted`` when present)."""
+        alpha = check_fraction(alpha, "alpha")
+        p = self.pvalue if self.pvalue_adjusted is None else self.pvalue_adjusted
+        return p <= alpha
+
+
+def _fit_predict(reg: Any, xs: np.ndarray, y: np.ndarray, xe: np.ndarray, seed: int) -> np.ndarray:
+    return np.asarray(reg.fit(xs, y, seed)(xe), dtype=float)
+
+
+def _null_products(reg: Any, xs: np.ndarray, xe: np.ndarray, child: np.random.Generator) -> np.ndarray:
+    e = child.standard_normal((2, xs.shape[0]))
+    return _fit_predict(reg, xs, e[0] * e[1], xe, sklearn_seed(child))
+
+
+def local_independence_test(
+    pit_values: Any,
+    x: Any,
+    x_eval: Any,
+    *,
+    regressor: Any = "hgb",
+    n_null: int = 100,
+    pairs: Any = None,
+    eval_correction: str | None = None,
+    seed: SeedLike = None,
+    n_jobs: int | None = None,
+) -> LocalIndependenceResult:
+    """Local test of conditional correlation between Gaussianised PIT covariates.
+
+    For each pair (i, j), z_i z_j (z = Φ⁻¹(P)) is regressed on x, giving ĝ_ij(x) ≈ E[z_i z_j | x],
+    which is 0 under H0(x). The statistic at x₀ is ĝ_ij(x₀)². The null refits on e_1 e_2 with
+    e_1, e_2 iid N(0, 1) (the law of z_i z_j under H0) for B trials, shared across pairs and x₀;
+    p = (1 + #{T^{(b)} ≥ T}) / (1 + B), Bonferroni over pairs.
+
+    Parameters
+    ----------
+    pit_values : array-like, shape (N, m)
+    x : array-like, shape (N, d)
+    x_eval : array-like, shape (E, d)
+    regressor : {"hgb", "knn"} or scikit-learn regressor
+        Regression of the products on (z-scored) x.
+    n_null : int
+        B null trials.
+    pairs : sequence of (i, j), optional
+        Default: all pairs.
+    eval_correction : {None, "bonferroni", "holm"}
+        Correction across evaluation points.
+    seed : int, Generator or None
+    n_jobs : int, optional
+
+    Returns
+    -------
+    LocalIndependenceResult
+
+    Notes
+    -----
+    This tests conditional **correlation only** (E[z_i z_j | x] = 0), not independence: dependent
+    but uncorrelated covariates pass. The null assumes standard normal marginals, so run it after
+    the uniformity tests pass (as the paper's workflow does). For the whole local null
+    z | x₀ ~ N(0, I) use :func:`lc2st_nf`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> res = local_independence_test(rng.uniform(size=(400, 2)), rng.normal(size=(400, 1)),
+    ...                               [[0.0]], regressor="knn", n_null=50, seed=0)
+    >>> res.statistic.shape
+    (1, 1)
+    """
+    p = check_pit_values(pit_values)
+    x = check_samples(x, "x")
+    x_eval = check_samples(x_eval, "x_eval", min_samples=1)
+    n = check_same_rows([("pit_values", p), ("x", x)], what="local_independence_test")
+    check_same_width([("x", x), ("x_eval", x_eval)], what="local_independence_test")
+    pair_list = _pairs(p.shape[1], pairs)
+    reg = _resolve_mean_regressor(regressor)
+    n_null = _check_n_null(n_null)
+    if eval_correction is not None:
+        eval_correction = check_choice(eval_correction, "eval_correction", ("bonferroni", "holm"))
+    _warn_resolution(len(pair_list), x_eval.shape[0] if eval_correction else 1, n_null, "bonferroni")
+    rng, seed_used = check_seed(seed)
+    null_rng, obs_rng = rng.spawn(2)
+    mean, scale = _standardisation(x)
+    xs, xe = (x - mean) / scale, (x_eval - mean) / scale
+    z = gaussianise(p)
+    g_null = np.stack(
+        Parallel(n_jobs=n_jobs)(
+            delayed(_null_products)(reg, xs, xe, c) for c in null_rng.spawn(n_null)
+        )
+    )  # (B, E)
+    g_obs = np.stack(
+        Parallel(n_jobs=n_jobs)(
+            delayed(_fit_predict)(reg, xs, z[:, i] * z[:, j], xe, sklearn_seed(c))
+            for (i, j), c in zip(pair_list, obs_rng.spawn(len(pair_list)))
+        )
+    )  # (K, E)
+    t_obs, t_null = g_obs**2, g_null**2
+    pvalues = mc_pvalue(t_obs, t_null[:, None, :])
+    pvalue = np.minimum(1.0, len(pair_list) * pvalues.min(axis=0))
+    return LocalIndependenceResult(
+        statistic=t_obs, pvalue=pvalue, pvalues=pvalues,
+        pvalue_adjusted=_adjust(pvalue, eval_correction), regression=g_obs, pairs=pair_list,
+        x_eval=x_eval.copy(), regressor=reg.name, n=n, n_null=n_null,
+        eval_correction=eval_correction, seed_used=seed_used, null_statistic=t_null,
+    )

@@ -1,0 +1,175 @@
+"""Plots of the posterior diagnostics (matplotlib imported lazily; nothing is shown or saved).
+
+Every function takes ``ax``/``axes`` (created only when None) and returns them. Bands state their
+level and type in the legend.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._optional import import_optional
+from ._global import GlobalCoverageResult
+from ._lct import LocalCoverageResult
+
+__all__ = ["plot_global_histograms", "plot_global_pp", "plot_local_pp", "plot_local_statistics"]
+
+
+def _plt() -> Any:
+    return import_optional("matplotlib.pyplot", purpose="plotting the posterior diagnostics")
+
+
+def _axes(axes: Any, k: int) -> np.ndarray:
+    if axes is None:
+        _, axes = _plt().subplots(1, k, figsize=(3.2 * k, 3.0), squeeze=False)
+    arr = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
+    if arr.size < k:
+        msg = f"`axes` must hold at least {k} Axes (one per covariate); got {arr.size}."
+        raise ValueError(msg)
+    return arr[:k]
+
+
+def _labels(m: int, labels: Any) -> list[str]:
+    if labels is None:
+        return [f"z{i + 1}" for i in range(m)]
+    labels = list(labels)
+    if len(labels) != m:
+        msg = f"`labels` must have {m} entries; got {len(labels)}."
+        raise ValueError(msg)
+    return [str(v) for v in labels]
+
+
+def plot_global_pp(
+    result: GlobalCoverageResult,
+    *,
+    axes: Any = None,
+    band: str = "both",
+    labels: Any = None,
+    **kwargs: Any,
+) -> np.ndarray:
+    """Global PP-plot r̂_i(α) against α for each covariate, with null bands.
+
+    Parameters
+    ----------
+    result : GlobalCoverageResult
+    axes : array of Axes, optional
+        One per covariate.
+    band : {"both", "pointwise", "simultaneous", "none"}
+    labels : list of str, optional
+        Panel titles (default z1..zm: the covariates are latent coordinates).
+    **kwargs
+        Passed to the PP-curve ``plot`` call.
+
+    Returns
+    -------
+    numpy.ndarray of Axes
+    """
+    m = result.pp_values.shape[1]
+    axs = _axes(axes, m)
+    a = result.alphas
+    names = _labels(m, labels)
+    for i, ax in enumerate(axs):
+        if band in ("both", "simultaneous"):
+            lo, hi = result.simultaneous_band
+            ax.fill_between(a, lo, hi, color="0.85", label=result.band_label("simultaneous"))
+        if band in ("both", "pointwise"):
+            lo, hi = result.pointwise_band
+            ax.fill_between(a, lo, hi, color="0.65", label=result.band_label("pointwise"))
+        ax.plot([0, 1], [0, 1], "k--", lw=1)
+        ax.plot(a, result.pp_values[:, i], **{"color": "C0", **kwargs})
+        ax.set_title(f"{names[i]} (KS p={result.pvalues[i]:.2g})")
+        ax.set_xlabel("α")
+        ax.set_ylabel("r̂(α)")
+    axs[0].legend(fontsize="x-small", loc="upper left")
+    return axs
+
+
+def plot_global_histograms(
+    result: GlobalCoverageResult, *, axes: Any = None, labels: Any = None, **kwargs: Any
+) -> np.ndarray:
+    """Histogram of each PIT covariate with the binomial band of one bin's count."""
+    m = result.hist_counts.shape[1]
+    axs = _axes(axes, m)
+    names = _labels(m, labels)
+    edges = result.bin_edges
+    lo, hi = result.hist_band
+    corr = ", Bonferroni" if result.band_correction == "bonferroni" else ""
+    for i, ax in enumerate(axs):
+        ax.axhspan(lo, hi, color="0.85", label=f"{100 * result.band_level:g} % pointwise (binomial{corr})")
+        ax.stairs(result.hist_counts[:, i], edges, fill=True, **{"alpha": 0.7, **kwargs})
+        ax.set_title(names[i])
+        ax.set_xlabel("PIT")
+    axs[0].set_ylabel("count")
+    axs[0].legend(fontsize="x-small")
+    return axs
+
+
+def plot_local_statistics(
+    result: LocalCoverageResult,
+    *,
+    path: Any = None,
+    ax: Any = None,
+    alpha: float | None = 0.05,
+    labels: Any = None,
+    **kwargs: Any,
+) -> Any:
+    """T_i(x₀) along a path of evaluation points, one line per covariate.
+
+    Parameters
+    ----------
+    result : LocalCoverageResult
+    path : array-like, shape (E,), optional
+        The path coordinate of each x₀ (default: its index).
+    ax : Axes, optional
+    alpha : float or None
+        Mark evaluation points where H0(x₀) is rejected at this level (``result.decision``).
+    """
+    if ax is None:
+        _, ax = _plt().subplots(figsize=(5, 3))
+    m, e = result.statistic.shape
+    t = np.arange(e) if path is None else np.asarray(path, dtype=float).reshape(-1)
+    if t.size != e:
+        msg = f"`path` must have {e} values (one per evaluation point); got {t.size}."
+        raise ValueError(msg)
+    names = _labels(m, labels)
+    for i in range(m):
+        ax.plot(t, result.statistic[i], marker=".", label=f"T {names[i]}", **kwargs)
+    if alpha is not None:
+        rej = result.decision(alpha)
+        if rej.any():
+            top = result.statistic.max(axis=0)
+            ax.plot(t[rej], top[rej], "rv", ms=6, label=f"H0(x₀) rejected at {alpha:g}")
+    ax.set_xlabel("path" if path is None else "x₀ along path")
+    ax.set_ylabel(f"T ({result.statistic_type})")
+    ax.legend(fontsize="x-small")
+    return ax
+
+
+def plot_local_pp(
+    result: LocalCoverageResult,
+    index: int = 0,
+    *,
+    axes: Any = None,
+    labels: Any = None,
+    **kwargs: Any,
+) -> np.ndarray:
+    """Local PP-plot r̂_{i,α}(x₀) against α at evaluation point ``index``, with Algorithm 2's band."""
+    m, e, _ = result.r_hat.shape
+    if not 0 <= index < e:
+        msg = f"`index` must be in [0, {e}); got {index}."
+        raise ValueError(msg)
+    axs = _axes(axes, m)
+    names = _labels(m, labels)
+    a = result.alphas
+    for i, ax in enumerate(axs):
+        ax.fill_between(a, result.band_low[index], result.band_high[index], color="0.85",
+                        label=result.band_label())
+        ax.plot([0, 1], [0, 1], "k--", lw=1)
+        ax.plot(a, result.r_hat[i, index], **{"color": "C1", **kwargs})
+        ax.set_title(f"{names[i]} at x₀ #{index} (p={result.pvalues[i, index]:.2g})")
+        ax.set_xlabel("α")
+    axs[0].set_ylabel("r̂(α | x₀)")
+    axs[0].legend(fontsize="x-small", loc="upper left")
+    return axs

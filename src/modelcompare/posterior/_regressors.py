@@ -1,0 +1,240 @@
+"""Regressors of the local coverage test: r̂_α(x) ≈ P(u ≤ α | x) for every α of a grid.
+
+Each regressor has ``fit(x, u, alphas, seed)`` returning an object whose ``predict(x_eval)`` gives the
+``(E, |G|)`` matrix of estimates. Built in: the amortised default (one classifier on [x, α]), the
+paper's per-α classifiers, and a nearest-neighbour shortcut.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+
+from .._validation import check_choice, check_int
+
+__all__ = [
+    "AmortizedRegressor",
+    "NearestNeighborRegressor",
+    "PerAlphaRegressor",
+    "resolve_regressor",
+]
+
+
+class _Constant:
+    def __init__(self, value: float, n_alphas: int) -> None:
+        self.value, self.n_alphas = value, n_alphas
+
+    def predict(self, x_eval: np.ndarray) -> np.ndarray:
+        return np.full((x_eval.shape[0], self.n_alphas), self.value)
+
+
+def _set_seed(estimator: Any, seed: int) -> Any:
+    est = clone(estimator)
+    if "random_state" in est.get_params():
+        est.set_params(random_state=seed)
+    return est
+
+
+class AmortizedRegressor:
+    """One probabilistic classifier of 1{u ≤ α} on the features [x, α], for all α at once.
+
+    Each calibration pair contributes ``n_alphas_per_sample`` rows with α drawn uniformly from the
+    grid, so a fit costs one model instead of |G|. The default estimator is scikit-learn's
+    ``HistGradientBoostingClassifier`` (log-loss, 100 boosting iterations of 15-leaf trees, no early
+    stopping) with a monotone increasing constraint in α, so each r̂(x, ·) is a CDF. Any classifier
+    with ``predict_proba`` can be passed; without a monotone constraint the predicted curve is
+    rearranged (sorted in α).
+
+    Parameters
+    ----------
+    estimator : sklearn classifier, optional
+        Replaces the default boosting model (its ``random_state`` is set from ``seed``).
+    n_alphas_per_sample : int
+        Rows per calibration pair (α values drawn from the grid with replacement).
+    rearrange : bool
+        Sort predictions along α (monotone rearrangement); a no-op for the monotone default.
+    """
+
+    name = "amortized"
+
+    def __init__(
+        self, estimator: Any = None, *, n_alphas_per_sample: int = 4, rearrange: bool = True
+    ) -> None:
+        self.estimator = estimator
+        self.n_alphas_per_sample = check_int(n_alphas_per_sample, "n_alphas_per_sample", low=1)
+        self.rearrange = bool(rearrange)
+        if estimator is not None:
+            self.name = f"amortized-{type(estimator).__name__}"
+        else:
+            self.name = "amortized-hgb"
+
+    def _default(self, d: int) -> Any:
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        return HistGradientBoostingClassifier(
+            max_iter=100,
+            learning_rate=0.1,
+            max_leaf_nodes=15,
+            min_samples_leaf=40,
+            early_stopping=False,
+            monotonic_cst=[0] * d + [1],
+        )
+
+    def fit(self, x: np.ndarray, u: np.ndarray, alphas: np.ndarray, seed: int) -> Any:
+        """Fit r̂(x, α) ≈ P(u ≤ α | x) on all α of the grid; return an object with ``predict``."""
+        rng = np.random.default_rng(seed)
+        n, d = x.shape
+        k = self.n_alphas_per_sample
+        a = alphas[rng.integers(alphas.size, size=(n, k))]
+        y = (u[:, None] <= a).reshape(-1)
+        if y.all() or not y.any():
+            return _Constant(float(y[0]), alphas.size)
+        feats = np.column_stack([np.repeat(x, k, axis=0), a.reshape(-1)])
+        est = self._default(d) if self.estimator is None else self.estimator
+        est = _set_seed(est, int(rng.integers(2**32)))
+        est.fit(feats, y)
+        return _FittedAmortized(est, alphas, self.rearrange)
+
+
+class _FittedAmortized:
+    def __init__(self, est: Any, alphas: np.ndarray, rearrange: bool) -> None:
+        self.est, self.alphas, self.rearrange = est, alphas, rearrange
+
+    def predict(self, x_eval: np.ndarray) -> np.ndarray:
+        e, g = x_eval.shape[0], self.alphas.size
+        feats = np.column_stack([np.repeat(x_eval, g, axis=0), np.tile(self.alphas, e)])
+        proba = self.est.predict_proba(feats)
+        col = list(self.est.classes_).index(True) if True in self.est.classes_ else 1
+        r = proba[:, col].reshape(e, g)
+        return np.sort(r, axis=1) if self.rearrange else r
+
+
+class PerAlphaRegressor:
+    """The paper's mode: one classifier of 1{u ≤ α} on x per α in the grid (|G| fits per call).
+
+    Parameters
+    ----------
+    estimator : sklearn classifier, optional
+        Default: ``MLPClassifier(alpha=0, max_iter=25000)`` as in cde-diagnostics and the authors'
+        code (but seeded). Single-class targets are never fitted: r̂ is set to exactly 0 or 1.
+    """
+
+    def __init__(self, estimator: Any = None) -> None:
+        self.estimator = estimator
+        self.name = "per-alpha-" + ("mlp" if estimator is None else type(estimator).__name__)
+
+    def fit(self, x: np.ndarray, u: np.ndarray, alphas: np.ndarray, seed: int) -> Any:
+        """Fit one classifier per α; return an object with ``predict``."""
+        from sklearn.neural_network import MLPClassifier
+
+        rng = np.random.default_rng(seed)
+        base = MLPClassifier(alpha=0, max_iter=25000) if self.estimator is None else self.estimator
+        models: list[Any] = []
+        for a in alphas:
+            y = u <= a
+            rs = int(rng.integers(2**32))
+            if y.all() or not y.any():
+                models.append(float(y[0]))
+                continue
+            est = _set_seed(base, rs)
+            est.fit(x, y)
+            models.append(est)
+        return _FittedPerAlpha(models)
+
+
+class _FittedPerAlpha:
+    def __init__(self, models: list[Any]) -> None:
+        self.models = models
+
+    def predict(self, x_eval: np.ndarray) -> np.ndarray:
+        cols = []
+        for mdl in self.models:
+            if isinstance(mdl, float):
+                cols.append(np.full(x_eval.shape[0], mdl))
+            else:
+                cols.append(mdl.predict_proba(x_eval)[:, list(mdl.classes_).index(True)])
+        return np.column_stack(cols)
+
+
+class NearestNeighborRegressor:
+    """Shortcut: r̂_α(x₀) = mean of 1{u ≤ α} over the k nearest calibration x's (standardised).
+
+    Closed form, no training; fast but less adaptive than the amortised default.
+    """
+
+    def __init__(self, n_neighbors: int = 150) -> None:
+        self.n_neighbors = check_int(n_neighbors, "n_neighbors", low=1)
+        self.name = f"knn-{self.n_neighbors}"
+
+    def fit(self, x: np.ndarray, u: np.ndarray, alphas: np.ndarray, seed: int) -> Any:
+        """Store the data; return an object with ``predict``.
+
+        The neighbour index is shared by consecutive fits on the same ``x`` object (the null
+        trials), and so are the neighbour queries at the same evaluation array.
+        """
+        index = self.__dict__.get("_index")
+        if index is None or index.x is not x:
+            index = _KNNIndex(x, min(self.n_neighbors, x.shape[0]))
+            self._index = index
+        return _FittedKNN(index, u, alphas)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_index": None}
+
+
+class _KNNIndex:
+    def __init__(self, x: np.ndarray, k: int) -> None:
+        from sklearn.neighbors import NearestNeighbors
+
+        self.x = x
+        self.nn = NearestNeighbors(n_neighbors=k).fit(x)
+        self._last: tuple[np.ndarray, np.ndarray] | None = None
+
+    def query(self, x_eval: np.ndarray) -> np.ndarray:
+        if self._last is not None and self._last[0] is x_eval:
+            return self._last[1]
+        idx = self.nn.kneighbors(x_eval, return_distance=False)
+        self._last = (x_eval, idx)
+        return idx
+
+
+class _FittedKNN:
+    def __init__(self, index: _KNNIndex, u: np.ndarray, alphas: np.ndarray) -> None:
+        self.index, self.u, self.alphas = index, u, alphas
+
+    def predict(self, x_eval: np.ndarray) -> np.ndarray:
+        idx = self.index.query(x_eval)
+        return (self.u[idx][:, :, None] <= self.alphas[None, None, :]).mean(axis=1)
+
+
+_NAMED = ("hgb", "knn", "mlp", "logistic")
+
+
+def resolve_regressor(regressor: Any) -> Any:
+    """Turn a regressor name into an object with ``fit(x, u, alphas, seed) -> fitted.predict``.
+
+    Names: ``"hgb"`` (amortised boosting, the default), ``"knn"`` (150 nearest neighbours),
+    ``"mlp"`` (per-α MLPClassifier, the paper), ``"logistic"`` (per-α logistic regression, cheap).
+    """
+    if isinstance(regressor, str):
+        check_choice(regressor, "regressor", _NAMED)
+        if regressor == "hgb":
+            return AmortizedRegressor()
+        if regressor == "knn":
+            return NearestNeighborRegressor()
+        if regressor == "mlp":
+            return PerAlphaRegressor()
+        from sklearn.linear_model import LogisticRegression
+
+        return PerAlphaRegressor(LogisticRegression())
+    if not hasattr(regressor, "fit"):
+        msg = (
+            "`regressor` must be one of 'hgb', 'knn', 'mlp', 'logistic' or an object with "
+            f"`fit(x, u, alphas, seed)`; got {type(regressor).__name__}."
+        )
+        raise TypeError(msg)
+    return regressor
+
+
