@@ -6,7 +6,7 @@ Do a model's draws match the reference, and which of two models fits the data be
 and matplotlib are imported lazily by the functions that need them.
 """
 
-from __future__ import annotations  # noqa: I001  (sections per issue, see comments)
+from __future__ import annotations
 
 from ._results import ConfidenceInterval
 from ._warnings import (
@@ -136,7 +136,7 @@ from .experiments import PowerStudyResult, power_study, run_many, run_sweep
 
 __version__ = "0.1.0"
 
-__all__ = [  # noqa: RUF022  (grouped per issue)
+__all__ = [
     "C2STResult",
     "ConfidenceInterval",
     "ConvergenceWarning",
