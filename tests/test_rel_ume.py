@@ -297,6 +297,8 @@ def test_optimize_true_splits_and_params_roundtrip(rng):
     assert res.n_train == 20
     assert res.n == 80
     assert res.train_criterion is not None
+    assert isinstance(res.converged, bool)
+    assert rel_ume(x, y, z, locations=2, optimize=False, seed=0).converged is None
     again = rel_ume(x, y, z, params=res.params, optimize=False)
     fixed = rel_ume(x, y, z, locations=res.locations, bandwidth=res.bandwidth, optimize=False)
     assert again.statistic == fixed.statistic

@@ -270,6 +270,8 @@ class RelFSSDResult(Result):
     optimized : bool
     preset : str
     n_iter : int or None
+    converged : bool or None
+        Whether L-BFGS-B reported convergence (None without optimisation).
     seed_used : int or None
     """
 
@@ -295,6 +297,7 @@ class RelFSSDResult(Result):
     optimized: bool
     preset: str
     n_iter: int | None
+    converged: bool | None
     seed_used: int | None
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "bandwidth", "n")
@@ -406,7 +409,7 @@ def rel_fssd(
     locs = check_locations(locations, d)
     sp = eval_score(score_p, z, "p")
     sq = eval_score(score_q, z, "q")
-    n_train, train_crit, n_iter, optimized = 0, None, None, False
+    n_train, train_crit, n_iter, optimized, converged = 0, None, None, False, None
     if params is not None:
         if not isinstance(params, FSSDParams):
             msg = f"`params` must be an FSSDParams; got {type(params).__name__}."
@@ -428,6 +431,7 @@ def rel_fssd(
         fitted = _optimize_core(z[tr], sp[tr], sq[tr], locs, bw, opts, loc_rng, med_rng)
         v, sigma = fitted.locations, fitted.bandwidth
         n_train, train_crit, n_iter, optimized = len(tr), fitted.criterion, fitted.n_iter, True
+        converged = fitted.converged
     else:
         v = pooled_random_rows((z,), locs, loc_rng) if isinstance(locs, int) else locs
         sigma = pooled_meddistance((z,), med_rng) if bw is None else bw
@@ -462,5 +466,6 @@ def rel_fssd(
         optimized=optimized,
         preset="default" if preset is None else preset,
         n_iter=n_iter,
+        converged=converged,
         seed_used=seed_used,
     )
