@@ -117,14 +117,22 @@ def one(method: str, n: int) -> dict[str, float]:
     secs = time.perf_counter() - start
     # Extra resident memory of the computation over the process with its data loaded.
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0 - base_mib
-    return {"n": n, "method": method, "seconds": secs, "peak_mib": peak_mib, "statistic": stat,
-            "variance": var}
+    return {
+        "n": n,
+        "method": method,
+        "seconds": secs,
+        "peak_mib": peak_mib,
+        "statistic": stat,
+        "variance": var,
+    }
 
 
 def run(method: str, n: int) -> dict[str, float]:
     out = subprocess.run(
         [sys.executable, __file__, "--one", method, str(n)],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -141,8 +149,10 @@ def main() -> None:
 
     sizes = [500, 1000, 2000, 4000, 8000, 20000]
     ref: dict[int, dict[str, float]] = {}
-    print(f"{'n':>6} {'ours (s)':>9} {'ours +MiB':>9} {'ref (s)':>12} {'ref +MiB':>8} "
-          f"{'ref/ours':>9} {'|Δstat|/|stat|':>15} {'|Δvar|/var':>11}")
+    print(
+        f"{'n':>6} {'ours (s)':>9} {'ours +MiB':>9} {'ref (s)':>12} {'ref +MiB':>8} "
+        f"{'ref/ours':>9} {'|Δstat|/|stat|':>15} {'|Δvar|/var':>11}"
+    )
     largest = None
     for n in sizes:
         if n > args.ours_max:
@@ -160,10 +170,15 @@ def main() -> None:
             t_ref = ref[largest]["seconds"] * (n / largest) ** 3
             mib, mark = f"{8 * 10 * n * n / 2**20:8.0f}", "*"
             agree = f"{'-':>15} {'-':>11}"
-        print(f"{n:>6} {ours['seconds']:9.2f} {ours['peak_mib']:9.0f} {t_ref:11.1f}{mark} "
-              f"{mib} {t_ref / ours['seconds']:9.1f} {agree}", flush=True)
-    print("* extrapolated: time as t(n0)·(n/n0)³ from the largest measured n0; memory as ten n×n "
-          "float64 matrices (the reference holds about that many at once).")
+        print(
+            f"{n:>6} {ours['seconds']:9.2f} {ours['peak_mib']:9.0f} {t_ref:11.1f}{mark} "
+            f"{mib} {t_ref / ours['seconds']:9.1f} {agree}",
+            flush=True,
+        )
+    print(
+        "* extrapolated: time as t(n0)·(n/n0)³ from the largest measured n0; memory as ten n×n "
+        "float64 matrices (the reference holds about that many at once)."
+    )
 
 
 if __name__ == "__main__":

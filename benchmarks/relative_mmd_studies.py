@@ -11,8 +11,9 @@ Problems
   (P = N(δe₁, I) against Q = N(0, diag((1+δ)², 1, …)), a mean shift against a covariance change of
   equal population FID δ²), and ``fid-same`` (P = Q = R, where the bootstrap is not consistent).
 
-Each row prints rejections / trials, the rate and the binomial check
-``binomtest(k, R, α, alternative="greater").pvalue`` (> 0.01 passes) for the H0 rows.
+Each row prints rejections / trials, the rate, the binomial check
+``binomtest(k, R, α, alternative="greater").pvalue`` (> 0.01 passes) for the H0 rows, and the number
+of trials whose result was flagged degenerate (p = 1 by the variance guard).
 
 Run:  OMP_NUM_THREADS=1 python benchmarks/relative_mmd_studies.py [--trials 300]
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -30,6 +32,7 @@ from scipy import stats
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+from modelcompare import DegenerateDataWarning
 from modelcompare.relative import rel_mmd, relative_fid, relative_kid
 
 ALPHA = 0.05
@@ -49,8 +52,10 @@ def boundary(d: int, delta: float) -> Sampler:
     def sample(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         shift = np.zeros(d)
         shift[0] = delta
-        return rng.normal(size=(n, d)) + shift, rng.normal(size=(n, d)) - shift, rng.normal(
-            size=(n, d)
+        return (
+            rng.normal(size=(n, d)) + shift,
+            rng.normal(size=(n, d)) - shift,
+            rng.normal(size=(n, d)),
         )
 
     return sample
@@ -86,27 +91,41 @@ def fid_same(d: int) -> Sampler:
     return sample
 
 
-def study(name: str, test: str, sampler: Sampler, n: int, trials: int, seed: int,
-          h0: bool, n_bootstrap: int = 200) -> None:
+def study(
+    name: str,
+    test: str,
+    sampler: Sampler,
+    n: int,
+    trials: int,
+    seed: int,
+    h0: bool,
+    n_bootstrap: int = 200,
+) -> None:
     rng = np.random.default_rng(seed)
-    rejections = 0
+    rejections = degenerate = 0
     start = time.perf_counter()
     for _ in range(trials):
         x, y, z = sampler(n, rng)
-        if test == "rel-mmd":
-            p = rel_mmd(x, y, z, seed=rng).pvalue
-        elif test == "rel-kid":
-            p = relative_kid(x, y, z).pvalue
-        else:
-            p = relative_fid(x, y, z, n_bootstrap=n_bootstrap, seed=rng).pvalue
-        rejections += p <= ALPHA
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DegenerateDataWarning)  # counted below instead
+            if test == "rel-mmd":
+                res = rel_mmd(x, y, z, seed=rng)
+            elif test == "rel-kid":
+                res = relative_kid(x, y, z)
+            else:
+                res = relative_fid(x, y, z, n_bootstrap=n_bootstrap, seed=rng)
+        rejections += res.pvalue <= ALPHA
+        degenerate += res.degenerate
     secs = time.perf_counter() - start
     check = ""
     if h0:
         bt = stats.binomtest(int(rejections), trials, ALPHA, alternative="greater").pvalue
         check = f"binom p = {bt:.3f} ({'pass' if bt > 0.01 else 'FAIL'})"
-    print(f"| {name} | {test} | {n} | {rejections}/{trials} | {rejections / trials:.3f} | "
-          f"{'H0' if h0 else 'H1'} | {check} | {secs:.0f} s |", flush=True)
+    print(
+        f"| {name} | {test} | {n} | {rejections}/{trials} | {rejections / trials:.3f} | "
+        f"{'H0' if h0 else 'H1'} | {check} | {degenerate} | {secs:.0f} s |",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -131,10 +150,13 @@ def main() -> None:
         ("fid-kind δ=0.5, d=5", "rel-fid", fid_kind(5, 0.5), 200, True),
         ("fid-kind δ=0.5, d=5", "rel-fid", fid_kind(5, 0.5), 1000, True),
         ("fid-same P=Q=R, d=5", "rel-fid", fid_same(5), 200, True),
+        ("fid-shift δ=0.5, d=20", "rel-fid", boundary(20, 0.5), 200, True),
+        ("fid-kind δ=0.5, d=20", "rel-fid", fid_kind(20, 0.5), 200, True),
+        ("fid-kind δ=0.5, d=20", "rel-fid", fid_kind(20, 0.5), 1000, True),
     ]
     print(f"α = {ALPHA}, trials = {t}")
-    print("| problem | test | n | rejections | rate | truth | binomial check | time |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| problem | test | n | rejections | rate | truth | binomial check | degenerate | time |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for i, (name, test, sampler, n, h0) in enumerate(rows):
         if args.only and args.only not in name:
             continue

@@ -32,8 +32,18 @@ def _run(*args):
 
 def test_mmd_json_matches_python_api(files):
     paths, (x, y, z) = files
-    out = _run("relative", paths["p"], paths["q"], paths["r"], "--test", "mmd", "--seed", "3",
-               "--json", "--quiet")
+    out = _run(
+        "relative",
+        paths["p"],
+        paths["q"],
+        paths["r"],
+        "--test",
+        "mmd",
+        "--seed",
+        "3",
+        "--json",
+        "--quiet",
+    )
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
     want = rel_mmd(x, y, z, seed=3)
@@ -47,8 +57,18 @@ def test_mmd_json_matches_python_api(files):
 
 def test_mmd_given_bandwidth_and_table(files):
     paths, _ = files
-    out = _run("relative", paths["p"], paths["q"], paths["r"], "--test", "mmd",
-               "--bandwidth", "0.7", "--alpha", "0.05")
+    out = _run(
+        "relative",
+        paths["p"],
+        paths["q"],
+        paths["r"],
+        "--test",
+        "mmd",
+        "--bandwidth",
+        "0.7",
+        "--alpha",
+        "0.05",
+    )
     assert out.exit_code == 0, out.output
     assert "pvalue" in out.stdout
     assert "0.7" in out.stdout
@@ -68,8 +88,19 @@ def test_kid_json(files):
 
 def test_fid_json_and_fail_on_reject(files):
     paths, (x, y, z) = files
-    args = ["relative", paths["p"], paths["q"], paths["r"], "--test", "fid", "--n-bootstrap",
-            "120", "--seed", "1", "--json"]
+    args = [
+        "relative",
+        paths["p"],
+        paths["q"],
+        paths["r"],
+        "--test",
+        "fid",
+        "--n-bootstrap",
+        "120",
+        "--seed",
+        "1",
+        "--json",
+    ]
     out = _run(*args)
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
@@ -80,8 +111,21 @@ def test_fid_json_and_fail_on_reject(files):
     rejected = _run(*args, "--alpha", "0.05", "--fail-on-reject")
     assert rejected.exit_code == 1
     # Swapping P and Q: no rejection, exit 0 even with --fail-on-reject.
-    swapped = _run("relative", paths["q"], paths["p"], paths["r"], "--test", "fid",
-                   "--n-bootstrap", "120", "--seed", "1", "--alpha", "0.05", "--fail-on-reject")
+    swapped = _run(
+        "relative",
+        paths["q"],
+        paths["p"],
+        paths["r"],
+        "--test",
+        "fid",
+        "--n-bootstrap",
+        "120",
+        "--seed",
+        "1",
+        "--alpha",
+        "0.05",
+        "--fail-on-reject",
+    )
     assert swapped.exit_code == 0, swapped.output
 
 
@@ -123,8 +167,18 @@ def test_unequal_sizes_need_subsample(files, tmp_path, rng):
     out = _run("relative", paths["p"], short, paths["r"], "--test", "mmd")
     assert out.exit_code == 3
     assert "subsample" in out.stderr
-    out = _run("relative", paths["p"], short, paths["r"], "--test", "mmd", "--subsample",
-               "--seed", "0", "--json")
+    out = _run(
+        "relative",
+        paths["p"],
+        short,
+        paths["r"],
+        "--test",
+        "mmd",
+        "--subsample",
+        "--seed",
+        "0",
+        "--json",
+    )
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)["n"] == 90
 
@@ -167,12 +221,25 @@ def test_ume_path(files):
     if not hasattr(modelcompare.relative, "rel_ume"):
         pytest.skip("modelcompare.relative.rel_ume is not in this tree yet (relative-ume branch)")
     paths, (x, y, z) = files
-    out = _run("relative", paths["p"], paths["q"], paths["r"], "--test", "ume", "--locations",
-               "3", "--seed", "2", "--json", "--quiet")
+    out = _run(
+        "relative",
+        paths["p"],
+        paths["q"],
+        paths["r"],
+        "--test",
+        "ume",
+        "--locations",
+        "3",
+        "--seed",
+        "2",
+        "--json",
+        "--quiet",
+    )
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
-    want = modelcompare.relative.rel_ume(x, y, z, locations=3, bandwidth=None, optimize=True,
-                                          seed=2)
+    want = modelcompare.relative.rel_ume(
+        x, y, z, locations=3, bandwidth=None, optimize=True, seed=2
+    )
     assert payload["test"] == "relative-ume"
     assert payload["statistic"] == pytest.approx(want.statistic, rel=1e-10)
     assert payload["pvalue"] == pytest.approx(want.pvalue, rel=1e-10)

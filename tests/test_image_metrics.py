@@ -108,8 +108,12 @@ def _fid_symmetric(x, z):
     cx, cz = np.cov(x, rowvar=False), np.cov(z, rowvar=False)
     root = _sqrt_psd(cx)
     inner = np.linalg.eigvalsh(root @ cz @ root)
-    return float((mx - mz) @ (mx - mz) + np.trace(cx) + np.trace(cz)
-                 - 2 * np.sqrt(np.clip(inner, 0, None)).sum())
+    return float(
+        (mx - mz) @ (mx - mz)
+        + np.trace(cx)
+        + np.trace(cz)
+        - 2 * np.sqrt(np.clip(inner, 0, None)).sum()
+    )
 
 
 @pytest.mark.parametrize("method", ["sqrtm", "eigvals"])

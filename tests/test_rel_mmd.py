@@ -86,8 +86,15 @@ def _spec_test(x, y, z, gram):
     cov = _spec_cov(gram(z, z), gram(z, x), gram(z, y))
     stat = math.sqrt(n) * (mp - mq)
     nu = n * (vp - 2 * cov + vq)
-    return {"statistic": stat, "variance": nu, "mmd2_p": mp, "mmd2_q": mq, "var_p": vp,
-            "var_q": vq, "cov_pq": cov}
+    return {
+        "statistic": stat,
+        "variance": nu,
+        "mmd2_p": mp,
+        "mmd2_q": mq,
+        "var_p": vp,
+        "var_q": vq,
+        "cov_pq": cov,
+    }
 
 
 def _three(rng, n=30, d=3, shift_x=0.0, shift_y=0.0):
@@ -107,7 +114,9 @@ def test_gaussian_matches_spec_formulation(rng, block_size):
     res = rel_mmd(x, y, z, bandwidth=bw, block_size=block_size)
     for key, value in want.items():
         assert getattr(res, key) == pytest.approx(value, rel=1e-8, abs=1e-14), key
-    assert res.pvalue == pytest.approx(stats.norm.sf(want["statistic"] / math.sqrt(want["variance"])))
+    assert res.pvalue == pytest.approx(
+        stats.norm.sf(want["statistic"] / math.sqrt(want["variance"]))
+    )
     assert res.bandwidth == bw
     assert res.sigma2 == pytest.approx(bw**2)
     assert res.bandwidth_method == "given"
@@ -268,7 +277,7 @@ def test_zero_median_distance_falls_back():
 
 def test_identical_samples_are_degenerate(rng):
     x = rng.normal(size=(30, 2))
-    with pytest.warns(DegenerateDataWarning, match="degenerate"):
+    with pytest.warns(DegenerateDataWarning, match="not positive"):
         res = rel_mmd(x, x, x, bandwidth=1.0)
     assert res.degenerate
     assert res.pvalue == 1.0
@@ -353,11 +362,12 @@ def _boundary_trial(rng, n, delta):
     return x, y, z
 
 
-def test_size_at_boundary():
+@pytest.mark.parametrize("test", [rel_mmd, relative_kid])
+def test_size_at_boundary(test):
     rng = np.random.default_rng(2024)
     trials, alpha = 120, 0.05
     rejections = sum(
-        rel_mmd(*_boundary_trial(rng, 100, 1.0), seed=rng).pvalue <= alpha for _ in range(trials)
+        test(*_boundary_trial(rng, 100, 1.0), seed=rng).pvalue <= alpha for _ in range(trials)
     )
     assert stats.binomtest(rejections, trials, alpha, alternative="greater").pvalue > 0.01
 
@@ -372,3 +382,41 @@ def test_power_when_q_is_closer():
         y = rng.normal(size=(100, 2)) + np.array([0.2, 0.0])
         rejections += rel_mmd(x, y, z, seed=rng).pvalue <= alpha
     assert rejections >= 0.8 * trials
+
+
+def test_negative_variance_falls_back_to_second_order_term():
+    # At tiny n the first-order estimate can make var1 + var2 < 0: the spec then keeps var2 alone.
+    rng = np.random.default_rng(1)
+    n = int(rng.integers(3, 8))
+    x = rng.normal(size=(n, 1))
+    z = rng.normal(size=(n, 1)) * rng.uniform(0.1, 3)
+    kxx, kzz, kxz = (_gauss_loop(a, b, 1.0) for a, b in ((x, x), (z, z), (x, z)))
+    kxxd, kzzd, kxzd = (k - np.diag(np.diag(k)) for k in (kxx, kzz, kxz))
+    var2 = 2 / (n * (n - 1)) ** 2 * ((kxxd + kzzd - kxzd - kxzd.T) ** 2).sum()
+    _, var = _spec_mmd2_var(kxx, kzz, kxz)
+    assert var == var2  # the fallback is active in this case
+    res = rel_mmd(x, z + 0.5, z, bandwidth=1.0)
+    assert res.var_p == pytest.approx(var2, rel=1e-10)
+
+
+def test_memory_stays_below_one_gram_matrix():
+    # O(n) memory beyond a few tiles: the peak allocation must stay far below one n×n matrix.
+    import tracemalloc
+
+    rng = np.random.default_rng(5)
+    n = 2000  # one n×n float64 matrix is 32 MB; the tiles and O(n) vectors take about 2.5 MB
+    x, y, z = (rng.normal(size=(n, 2)) for _ in range(3))
+    tracemalloc.start()
+    try:
+        rel_mmd(x, y, z, bandwidth=1.0, block_size=256)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.25 * n * n * 8
+
+
+def test_reject_method(rng):
+    x, y, z = _three(rng, n=60, shift_x=2.0)
+    res = rel_mmd(x, y, z, bandwidth=1.0)
+    assert res.reject(0.05) == (res.pvalue <= 0.05)
+    assert res.reject(1.0 - 1e-12) or res.pvalue == 1.0

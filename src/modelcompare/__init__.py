@@ -40,6 +40,7 @@ from .relative import (
     select_locations,
 )
 
+# isort: split
 # Rel-MMD, KID, FID (relative-mmd branch)
 from .relative import (
     KIDResult,

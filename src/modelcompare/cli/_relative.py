@@ -48,7 +48,7 @@ def _only_for(value: Any, option: str, allowed: tuple[str, ...], test: str) -> N
 @click.option(
     "--optimize/--no-optimize",
     default=None,
-    help="Rel-UME: optimise locations and width on a 20%% split [default: optimize].",
+    help="Rel-UME: optimise locations and width on a 20% split [default: optimize].",
 )
 @click.option(
     "--subsample",
@@ -131,8 +131,10 @@ def relative_command(
         params = {"subsample": bool(subsample)}
         result = relative.relative_kid(x, y, z, seed=seed, **params)
     else:
-        params = {"n_bootstrap": 200 if n_bootstrap is None else n_bootstrap,
-                  "alpha": 0.05 if alpha is None else alpha}
+        params = {
+            "n_bootstrap": 200 if n_bootstrap is None else n_bootstrap,
+            "alpha": 0.05 if alpha is None else alpha,
+        }
         result = relative.relative_fid(x, y, z, seed=seed, **params)
     emit(
         test=f"relative-{test}",

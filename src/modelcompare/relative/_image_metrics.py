@@ -419,7 +419,7 @@ def relative_fid(
     Each resample draws X*, Y* and Z* with replacement (sizes n_x, n_y, n_z) and computes
     Δ* = FID(X*, Z*) − FID(Y*, Z*); the same Z* enters both terms, which keeps their correlation.
     The p-value is the percentile-bootstrap one, (1 + #{Δ* ≤ 0}) / (1 + B): H0 is rejected at α when
-    the lower 1 − α percentile bound of the difference is above 0.
+    the lower 1 − α percentile bound of the difference is above 0 (up to the +1 of the p-value).
 
     **Calibration.** This is an asymptotic test, *not* an exact or proven-calibrated one. At the
     boundary FID(P, R) = FID(Q, R) with P ≠ Q the difference is asymptotically normal (the delta

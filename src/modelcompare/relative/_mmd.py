@@ -2,8 +2,8 @@
 
 The statistic, variance and cross-covariance follow the authors' Python translation used by
 Jitkrittum et al. (2018) (``kmod.mctest.SC_MMD`` with ``freqopttest.tst.QuadMMDTest``), but every sum
-is formed from row sums of Gram matrices computed block by block: O(n²) time and O(n) memory beyond
-one block, where the reference forms full n×n matrix products (O(n³) time, O(n²) memory).
+is formed from row sums of Gram matrices computed in symmetric tiles: O(n²) time and O(n) memory
+beyond a few tiles, where the reference forms full n×n matrix products (O(n³) time, O(n²) memory).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import stats
 
 from .._random import SeedLike, check_seed
 from .._results import Result, result_class
@@ -27,6 +26,7 @@ from .._validation import (
 )
 from .._warnings import DegenerateDataWarning
 from ..kernels import GaussianKernel, sq_distances
+from ._core import guarded_pvalue
 
 __all__ = ["RelMMDResult", "bounliphone_bandwidth", "rel_mmd"]
 
@@ -34,8 +34,6 @@ Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 #: Edge of the square Gram-matrix tiles (1024² float64 = 8 MiB); about ten tiles are alive at once.
 _DEFAULT_TILE = 1024
-#: Below this √ν̂ the normal approximation is declared degenerate (spec §9).
-_DEGENERATE_SD = 1e-6
 BANDWIDTH_METHODS = ("kmod", "matlab")
 
 
@@ -172,7 +170,7 @@ def bounliphone_bandwidth(
     check_same_width([("x", x), ("y", y), ("z", z)])
     method = check_choice(method, "method", BANDWIDTH_METHODS)
     subsample = check_int(subsample, "subsample", low=2)
-    n = _equal_rows(x, y, z, what="the Bounliphone width")
+    n = _equal_rows(x, y, z, what="the Bounliphone width", hint=False)
     rng, _ = check_seed(seed)
     if n > subsample:
         idx = rng.choice(n, size=subsample, replace=False)
@@ -193,13 +191,16 @@ def bounliphone_bandwidth(
 # --------------------------------------------------------------------------------------------------
 
 
-def _equal_rows(x: np.ndarray, y: np.ndarray, z: np.ndarray, *, what: str) -> int:
+def _equal_rows(
+    x: np.ndarray, y: np.ndarray, z: np.ndarray, *, what: str, hint: bool = True
+) -> int:
     if not x.shape[0] == y.shape[0] == z.shape[0]:
         msg = (
             f"`x`, `y` and `z` must have the same number of rows for {what}; got "
-            f"{x.shape[0]}, {y.shape[0]}, {z.shape[0]}. Pass `subsample=True` to subsample each to "
-            "the smallest size (seeded)."
+            f"{x.shape[0]}, {y.shape[0]}, {z.shape[0]}."
         )
+        if hint:
+            msg += " Pass `subsample=True` to subsample each to the smallest size (seeded)."
         raise ValueError(msg)
     return x.shape[0]
 
@@ -396,23 +397,6 @@ def rel_mmd_moments(
     }
 
 
-def normal_pvalue(statistic: float, variance: float) -> tuple[float, bool]:
-    """One-sided normal p-value ``norm.sf(statistic, scale=√variance)`` with the §9 guard.
-
-    Returns ``(pvalue, degenerate)``; a degenerate variance gives p = 1 and a warning.
-    """
-    if not math.isfinite(variance) or math.sqrt(max(variance, 0.0)) <= _DEGENERATE_SD:
-        warnings.warn(
-            f"The variance of the relative statistic is degenerate (variance = {variance:.3g}); "
-            "P, Q and R may be identical or the kernel width tiny. Returning p = 1.",
-            DegenerateDataWarning,
-            stacklevel=3,
-        )
-        return 1.0, True
-    pvalue = float(stats.norm.sf(statistic, loc=0.0, scale=math.sqrt(variance)))
-    return pvalue, False
-
-
 # --------------------------------------------------------------------------------------------------
 # public test
 # --------------------------------------------------------------------------------------------------
@@ -583,7 +567,7 @@ def rel_mmd(
     moments = rel_mmd_moments(x, y, z, kernel, block_size=block_size)
     statistic = math.sqrt(n) * (moments["mmd2_p"] - moments["mmd2_q"])
     variance = n * (moments["var_p"] - 2.0 * moments["cov_pq"] + moments["var_q"])
-    pvalue, degenerate = normal_pvalue(statistic, variance)
+    pvalue, degenerate = guarded_pvalue(statistic, variance)
     return RelMMDResult(
         statistic=float(statistic),
         pvalue=pvalue,
