@@ -372,6 +372,9 @@ def rel_fssd(
     ``τ(z) = [ξ(z, vⱼ)]ⱼ / √(dJ)``. Statistic, variance and p-value are those of Rel-UME with ψ
     replaced by τ_p and τ_q on the same zᵢ. Rel-FSSD compares the *shape* (log-density gradient) of
     the models with the data, not their mass. A non-positive ν̂ gives p = 1 with ``degenerate=True``.
+    Cost: each score is evaluated once on all rows of ``z`` (two n × d arrays are kept); the test
+    itself makes two chunked O(nJd) passes and never forms the n × J × d feature array (the
+    optimiser does, on the training split only).
 
     References
     ----------
