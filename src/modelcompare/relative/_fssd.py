@@ -270,6 +270,8 @@ class RelFSSDResult(Result):
     optimized : bool
     preset : str
     n_iter : int or None
+    converged : bool or None
+        Whether L-BFGS-B reported convergence (None without optimisation).
     seed_used : int or None
     """
 
@@ -295,6 +297,7 @@ class RelFSSDResult(Result):
     optimized: bool
     preset: str
     n_iter: int | None
+    converged: bool | None
     seed_used: int | None
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "bandwidth", "n")
@@ -369,6 +372,9 @@ def rel_fssd(
     ``τ(z) = [ξ(z, vⱼ)]ⱼ / √(dJ)``. Statistic, variance and p-value are those of Rel-UME with ψ
     replaced by τ_p and τ_q on the same zᵢ. Rel-FSSD compares the *shape* (log-density gradient) of
     the models with the data, not their mass. A non-positive ν̂ gives p = 1 with ``degenerate=True``.
+    Cost: each score is evaluated once on all rows of ``z`` (two n × d arrays are kept); the test
+    itself makes two chunked O(nJd) passes and never forms the n × J × d feature array (the
+    optimiser does, on the training split only).
 
     References
     ----------
@@ -406,7 +412,7 @@ def rel_fssd(
     locs = check_locations(locations, d)
     sp = eval_score(score_p, z, "p")
     sq = eval_score(score_q, z, "q")
-    n_train, train_crit, n_iter, optimized = 0, None, None, False
+    n_train, train_crit, n_iter, optimized, converged = 0, None, None, False, None
     if params is not None:
         if not isinstance(params, FSSDParams):
             msg = f"`params` must be an FSSDParams; got {type(params).__name__}."
@@ -428,6 +434,7 @@ def rel_fssd(
         fitted = _optimize_core(z[tr], sp[tr], sq[tr], locs, bw, opts, loc_rng, med_rng)
         v, sigma = fitted.locations, fitted.bandwidth
         n_train, train_crit, n_iter, optimized = len(tr), fitted.criterion, fitted.n_iter, True
+        converged = fitted.converged
     else:
         v = pooled_random_rows((z,), locs, loc_rng) if isinstance(locs, int) else locs
         sigma = pooled_meddistance((z,), med_rng) if bw is None else bw
@@ -462,5 +469,6 @@ def rel_fssd(
         optimized=optimized,
         preset="default" if preset is None else preset,
         n_iter=n_iter,
+        converged=converged,
         seed_used=seed_used,
     )

@@ -284,6 +284,9 @@ class RelUMEResult(Result):
         Option set used.
     n_iter : int or None
         L-BFGS-B iterations.
+    converged : bool or None
+        Whether L-BFGS-B reported convergence (False: it stopped at ``max_iter`` or abnormally;
+        the fitted parameters are still used, as in the reference code). None without optimisation.
     seed_used : int or None
         Seed that reproduces the run (None when a Generator was passed).
     """
@@ -310,6 +313,7 @@ class RelUMEResult(Result):
     optimized: bool
     preset: str
     n_iter: int | None
+    converged: bool | None
     seed_used: int | None
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "bandwidth", "n")
@@ -447,7 +451,7 @@ def rel_ume(
     )
     bw = None if bandwidth is None else check_positive(bandwidth, "bandwidth")
     locs = check_locations(locations, d)
-    n_train, train_crit, n_iter, optimized = 0, None, None, False
+    n_train, train_crit, n_iter, optimized, converged = 0, None, None, False, None
     if params is not None:
         if not isinstance(params, UMEParams):
             msg = f"`params` must be a UMEParams; got {type(params).__name__}."
@@ -469,6 +473,7 @@ def rel_ume(
         fitted = _optimize_core(x[tr], y[tr], z[tr], locs, bw, opts, loc_rng, med_rng)
         v, sigma = fitted.locations, fitted.bandwidth
         n_train, train_crit, n_iter, optimized = len(tr), fitted.criterion, fitted.n_iter, True
+        converged = fitted.converged
         xt, yt, zt = x[te], y[te], z[te]
     else:
         v = pooled_random_rows((x, y, z), locs, loc_rng) if isinstance(locs, int) else locs
@@ -498,5 +503,6 @@ def rel_ume(
         optimized=optimized,
         preset="default" if preset is None else preset,
         n_iter=n_iter,
+        converged=converged,
         seed_used=seed_used,
     )
