@@ -12,7 +12,7 @@ from sklearn.model_selection import KFold
 
 from .._random import SeedLike, check_seed
 from .._results import ConfidenceInterval, Result, result_class
-from .._validation import check_choice, check_int, check_positive, check_samples, check_same_width
+from .._validation import check_choice, check_int, check_positive, check_same_width, check_samples
 from .._warnings import ConvergenceWarning, DegenerateDataWarning
 from ._inference import conditional_pvalue, corrected_interval
 
