@@ -12,14 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from . import _mlp as recipe
 from ._mlp import (
-    ADAM_EPS,
     ALPHA,
     BATCH_SIZE,
-    BETA1,
-    BETA2,
     EPS32,
-    LEARNING_RATE,
     FoldData,
     ParamLayout,
     StoppingRule,
@@ -252,7 +249,11 @@ class _Engine:
             params, grads, ms, vs = [theta], [grad], [m], [v]
             torch.arange(t0 + 1, t0 + 1 + bt.n_steps, out=bt.adam_t)
             steps = [[t] for t in bt.adam_t_k]
-            eps = [ADAM_EPS / math.sqrt(1.0 - BETA2 ** (t0 + k + 1)) for k in range(bt.n_steps)]
+            # Adam constants read at call time (the recipe module is the one place they live)
+            lr, beta1, beta2 = recipe.LEARNING_RATE, recipe.BETA1, recipe.BETA2
+            eps = [
+                recipe.ADAM_EPS / math.sqrt(1.0 - beta2 ** (t0 + k + 1)) for k in range(bt.n_steps)
+            ]
         for k in range(bt.n_steps):
             # forward; the output layer works on row vectors: z = w (E,1,h) @ A^T (E,h,Bp) + b
             bmm(xs[k], w0_aug, out=a0)
@@ -283,8 +284,8 @@ class _Engine:
             # Adam (sklearn form; see fused_adam_update_ for the ε conversion)
             if use_fused:
                 fused_adam(
-                    params, grads, ms, vs, [], steps[k], lr=LEARNING_RATE, beta1=BETA1,
-                    beta2=BETA2, weight_decay=0.0, eps=eps[k], amsgrad=False, maximize=False,
+                    params, grads, ms, vs, [], steps[k], lr=lr, beta1=beta1,
+                    beta2=beta2, weight_decay=0.0, eps=eps[k], amsgrad=False, maximize=False,
                 )
             elif uniform:
                 adam_update_(theta, grad, m, v, t0 + k + 1, torch)
