@@ -26,6 +26,10 @@ from ._mlp import (
 
 __all__ = ["Entry", "run_batched"]
 
+# Keep every step's L2 term for the epoch loss while that costs at most this many floats (256 MB);
+# beyond it (many entries, e.g. c2st_many at large d) reduce the norms step by step instead.
+KEEP_L2_FLOATS = 64_000_000
+
 
 class Entry:
     """Host-side state of one network: its RNG stream, sample order and clocks."""
@@ -156,11 +160,18 @@ class _Batch:
         self.probs = torch.empty((n_steps, e_n, 1, b_pad), dtype=f32, device=dev)
         # the L2 term of every step, (α/|b|)·W (0 on biases), kept for the epoch loss:
         # (α/2)‖W‖² = |b|²/(2α)·Σ ((α/|b|)·W)²
-        self.l2_terms = torch.empty((n_steps, self.segments.size), dtype=f32, device=dev)
+        # (kept only while that fits KEEP_L2_FLOATS; otherwise one buffer is reused and the
+        # squared norms are reduced every step into `sq`, at the cost of a few more calls)
         self.l2_scale = torch.as_tensor(
             bs.astype(np.float64) ** 2 / (2.0 * ALPHA), dtype=engine.loss_dtype, device=dev
         )
-        self.l2_k = [self.segments.views(self.l2_terms[k]) for k in range(n_steps)]
+        self.keep_l2 = n_steps * self.segments.size <= KEEP_L2_FLOATS
+        n_kept = n_steps if self.keep_l2 else 1
+        self.l2_terms = torch.empty((n_kept, self.segments.size), dtype=f32, device=dev)
+        self.l2_k = [self.segments.views(self.l2_terms[min(k, n_kept - 1)]) for k in range(n_steps)]
+        n_seg = len(self.segments.shapes)
+        self.sq = torch.zeros((n_steps, n_seg, e_n, 1, 1), dtype=f32, device=dev)
+        self.sq_k = [[self.sq[k, i] for i in range(n_seg)] for k in range(n_steps)]
         self.adam_t = torch.zeros(n_steps, dtype=f32, device=dev)  # Adam's t for each step
         self.adam_t_k = [self.adam_t[k] for k in range(n_steps)]
 
@@ -238,6 +249,10 @@ class _Engine:
         ob, ogb = th[o + 1], gr[o + 1]
         l2_k = [(seg[0], seg[o].view(e_n, 1, h_last), seg) for seg in bt.l2_k]
         theta, coef, l2_terms = self.theta, bt.coef, bt.l2_terms
+        keep_l2 = bt.keep_l2
+        # Σ ((α/|b|)·W)² per segment and entry, for the step-wise reduction (biases are 0)
+        sq_pairs = [(t.view(e_n, 1, -1), t.view(e_n, -1, 1)) for t in bt.l2_k[0]]
+        sqs = bt.sq_k
         delta_out, d_last = bt.delta_out, deltas[-1]
         delta_out_t = delta_out.transpose(1, 2)
         xs, xts, zs, ps, nyws, ws = bt.x, bt.x_t, bt.z, bt.p, bt.nyw, bt.w
@@ -266,7 +281,12 @@ class _Engine:
             sigmoid(z, out=p)
             addcmul(nyws[k], p, ws[k], out=delta_out)  # (p - y) / |b|, 0 on padding
             # L2 gradient term (α/|b|)·W, 0 on biases; kept per step for the epoch loss
-            mul(theta, coef[k], out=l2_terms[k])
+            if keep_l2:
+                mul(theta, coef[k], out=l2_terms[k])
+            else:
+                mul(theta, coef[k], out=l2_terms[0])
+                for (row, col), out in zip(sq_pairs, sqs[k]):
+                    bmm(row, col, out=out)
             tmp0, tmp_out, tmp = l2_k[k]
             # backward
             baddbmm(tmp_out, delta_out, a_last, out=og)
@@ -351,10 +371,10 @@ def run_batched(
         p = batch.probs.clamp(EPS32, 1.0 - EPS32)
         picked = torch.where(batch.labels > 0.5, p, 1.0 - p).to(engine.loss_dtype)
         bce = -(torch.log(picked) * batch.real).sum(dim=(0, 2, 3))
-        sq = sum(
-            seg.square().sum(-1)
-            for seg in batch.segments.views_steps(batch.l2_terms)
-        )
+        if batch.keep_l2:
+            sq = sum(seg.square().sum(-1) for seg in batch.segments.views_steps(batch.l2_terms))
+        else:
+            sq = batch.sq.sum(dim=1).view(batch.n_steps, -1)
         l2 = (sq.to(engine.loss_dtype) * batch.l2_scale).sum(0)
         loss = ((bce + l2) / batch.n_train).cpu().numpy()  # the epoch's one synchronisation
         for e in active:
