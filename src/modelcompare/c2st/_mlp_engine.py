@@ -26,9 +26,10 @@ from ._mlp import (
 
 __all__ = ["Entry", "run_batched"]
 
-# Keep every step's L2 term for the epoch loss while that costs at most this many floats (256 MB);
-# beyond it (many entries, e.g. c2st_many at large d) reduce the norms step by step instead.
-KEEP_L2_FLOATS = 64_000_000
+# Keep every step's L2 term for the epoch loss while that costs at most this many floats (8 MB,
+# cache-friendly); beyond it (large d, or many entries as in c2st_many) one buffer is reused and the
+# squared norms are reduced step by step instead (three small bmm calls per step).
+KEEP_L2_FLOATS = 2_000_000
 
 
 class Entry:
