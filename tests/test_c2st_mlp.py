@@ -18,7 +18,7 @@ from sklearn.neural_network._stochastic_optimizers import AdamOptimizer
 
 from modelcompare import c2st
 from modelcompare._warnings import ConvergenceWarning
-from modelcompare.c2st import _mlp
+from modelcompare.c2st import _mlp, _mlp_engine
 from modelcompare.c2st._mlp import (
     FoldData,
     ParamLayout,
@@ -168,10 +168,13 @@ def _loss_reference(layers, x, y, n_batches):
     return bce + n_batches * 0.5 * 1e-4 * sq / x.shape[0]
 
 
-def test_epoch_loss_is_sklearns_loss_with_l2(monkeypatch):
+@pytest.mark.parametrize("keep_l2", [True, False])
+def test_epoch_loss_is_sklearns_loss_with_l2(monkeypatch, keep_l2):
     rng = np.random.default_rng(1)
     x, y = _two_gaussians(rng, 225, 3, 0.5)  # 450 rows: batches 200, 200, 50
     monkeypatch.setattr(_mlp, "LEARNING_RATE", 0.0)
+    if not keep_l2:  # the step-wise norm reduction used when many entries are batched
+        monkeypatch.setattr(_mlp_engine, "KEEP_L2_FLOATS", 0)
     fit = train_mlp([FoldData(x, y, x[:3], 4)], hidden=(30, 30), max_epochs=1)[0]
     layers = glorot_init(np.random.RandomState(4), (3, 30, 30, 1))
     np.testing.assert_allclose(fit.final_loss, _loss_reference(layers, x, y, 3), rtol=1e-6)
@@ -179,8 +182,11 @@ def test_epoch_loss_is_sklearns_loss_with_l2(monkeypatch):
     np.testing.assert_allclose(fit.final_loss, ref.loss_curve_[0], rtol=1e-6)
 
 
-def test_first_epochs_match_sklearn_bit_for_bit_up_to_rounding():
+@pytest.mark.parametrize("keep_l2", [True, False])
+def test_first_epochs_match_sklearn_bit_for_bit_up_to_rounding(monkeypatch, keep_l2):
     # same init, same batch order (same RandomState stream): the loss curves agree to rounding
+    if not keep_l2:
+        monkeypatch.setattr(_mlp_engine, "KEEP_L2_FLOATS", 0)
     rng = np.random.default_rng(2)
     x, y = _two_gaussians(rng, 300, 2, 0.3)  # 600 rows = 3 batches per epoch
     for epochs in (1, 5):
@@ -256,6 +262,10 @@ def test_progress_callable_counts_all_epochs():
     )
     assert sum(calls) == sum(f.epochs for f in fits)
     assert max(calls) == 2
+    # a tqdm bar on stderr changes nothing in the result
+    plain = train_mlp([FoldData(x, y, x, 1)], hidden=(5, 5), max_epochs=50)[0]
+    barred = train_mlp([FoldData(x, y, x, 1)], hidden=(5, 5), max_epochs=50, progress=True)[0]
+    np.testing.assert_array_equal(barred.test_logits, plain.test_logits)
 
 
 def test_ragged_entries_of_different_width_are_rejected():

@@ -2,8 +2,7 @@
 
 Every entry of ``folds`` is one network with its own training rows, seed, Adam clock and stopping
 counter; all entries share the input width and the hidden widths and are trained as **one** batched
-network. When an entry stops it is dropped from the batch (compaction), so the cost follows the sum
-of the epochs rather than k times the longest fold.
+network (the folds of one comparison, or of many comparisons at once).
 
 The recipe (C2ST spec §2, steps 6–14) is scikit-learn 1.9's ``MLPClassifier(activation="relu",
 solver="adam")`` with ``max_iter`` = ``max_epochs``:
@@ -20,14 +19,23 @@ solver="adam")`` with ``max_iter`` = ``max_epochs``:
 - epoch loss = Σ_b L_b·|b| / n_train; stop once the loss has failed to improve on the best by more
   than 1e-4 for more than 10 epochs in a row; the last weights are kept.
 
-Implementation notes. All parameters of all entries live in one flat ``(E, P)`` float32 buffer
-(per entry and layer a ``(fan_in + 1, fan_out)`` block whose last row is the bias), so the L2 term,
-its norm and Adam are a handful of whole-buffer operations. Ragged minibatches (entries with
-different ``n_train``, the smaller last batch) are padded and carry per-row weights 1/|b| (0 for
-padding), so δ = (p − y)·w gives every entry its own batch mean. Each epoch's minibatches are
-gathered with one ``index_select``. The binary cross-entropy of the whole epoch is evaluated once
-at its end from the stored probabilities; the only host/device synchronisation is that epoch's
-loss vector, which drives the stopping rule.
+Implementation notes (CPU and GPU share one code path):
+
+- All parameters of all entries live in one flat float32 buffer, laid out layer-major so that
+  every weight and bias block is a contiguous ``(E, fan_in, fan_out)`` tensor (torch's batched
+  GEMM then stays on MKL's batched path); Adam is one fused call on the whole buffer (or five
+  in-place ops where torch lacks ``_fused_adam_``) and the L2 term one multiply.
+- Forward and backward are written by hand with ``bmm``/``baddbmm`` into preallocated buffers;
+  layer 0 carries its bias as an extra input row (a ones column in the data), the output layer
+  works on row vectors.
+- Ragged minibatches (entries with different ``n_train``, the smaller last batch) are padded and
+  carry per-row weights 1/|b| (0 for padding), so δ = (p − y)·w gives each entry its own batch
+  mean; entries whose batch counts differ update on their own Adam clocks.
+- Each epoch's minibatches are gathered with one ``index_select``; the probabilities and L2 terms
+  of every step are kept and the epoch loss is evaluated once at the end, in float64. The only
+  host/device synchronisation per epoch is that loss vector, which drives the stopping rule.
+- A finished entry is dropped from every buffer (compaction), so the cost follows the sum of the
+  epochs, not k times the longest fold.
 """
 
 from __future__ import annotations
@@ -209,7 +217,7 @@ def fused_adam_update_(
     )
 
 
-def _fused_adam_works(torch: Any, device: Any) -> bool:
+def fused_adam_works(torch: Any, device: Any) -> bool:
     if not USE_FUSED_ADAM or not hasattr(torch, "_fused_adam_"):
         return False
     try:
@@ -227,234 +235,15 @@ def _fused_adam_works(torch: Any, device: Any) -> bool:
         return False
 
 
-# --------------------------------------------------------------------------------------------------
-# The batched engine
-# --------------------------------------------------------------------------------------------------
-
-
-class _Entry:
-    """Host-side state of one network: its RNG stream, sample order and clocks."""
-
-    def __init__(self, index: int, n: int, rs: np.random.RandomState) -> None:
-        self.index = index
-        self.n = n
-        self.rs = rs
-        self.order = np.arange(n)
-        self.batch = min(BATCH_SIZE, n)
-        self.n_batches = -(-n // self.batch)
-        self.t = 0  # Adam clock: minibatches done
-        self.epochs = 0
-
-    def shuffle(self) -> np.ndarray:
-        # sklearn.utils.shuffle(sample_idx, random_state=rs): shuffle arange(n), then compose.
-        idx = np.arange(self.n)
-        self.rs.shuffle(idx)
-        self.order = self.order[idx]
-        return self.order
-
-
-class _Batch:
-    """Device buffers and per-step views for the current set of active entries."""
-
-    def __init__(self, engine: _Engine, entries: list[_Entry], data: Any) -> None:
-        torch = engine.torch
-        dev = engine.device
-        layout = engine.layout
-        e_n = len(entries)
-        d = layout.sizes[0]
-        self.entries = entries
-        self.data = data  # (E, n_max, d + 2): x, 1, y
-        n_max = data.shape[1]
-        self.n_max = n_max
-        n_steps = max(e.n_batches for e in entries)
-        b_pad = max(e.batch for e in entries)
-        self.n_steps, self.b_pad = n_steps, b_pad
-
-        # batch sizes per (step, entry) and the slots each permutation position lands in
-        bs = np.zeros((n_steps, e_n), dtype=np.int64)
-        self.slots = []
-        pad = np.empty((n_steps, e_n, b_pad), dtype=np.int64)
-        for j, e in enumerate(entries):
-            pos = np.arange(e.n)
-            k, r = pos // e.batch, pos % e.batch
-            self.slots.append((k * e_n + j) * b_pad + r)
-            bs[:, j] = np.clip(e.n - np.arange(n_steps) * e.batch, 0, e.batch)
-            pad[:, j, :] = j * n_max
-        self.bs = bs
-        self.pad = pad.reshape(-1)
-        self.active = bs > 0
-        real = np.arange(b_pad)[None, None, :] < bs[:, :, None]
-        rw = np.where(real, 1.0 / np.maximum(bs, 1)[:, :, None], 0.0).astype(np.float32)
-        f32 = torch.float32
-        # per-row tensors are laid out (S, E, 1, Bp): the output layer works on row vectors
-        self.row_w = torch.as_tensor(rw, device=dev).unsqueeze(2)
-        self.neg_row_w = -self.row_w
-        self.real = torch.as_tensor(real, device=dev).unsqueeze(2)
-        self.half_bs = torch.as_tensor(bs / 2.0, dtype=engine.loss_dtype, device=dev)
-        self.n_train = torch.as_tensor(
-            [float(e.n) for e in entries], dtype=engine.loss_dtype, device=dev
-        )
-
-        # epoch buffers
-        self.gathered = torch.empty((n_steps, e_n, b_pad, d + 2), dtype=f32, device=dev)
-        self.gathered_flat = self.gathered.view(-1, d + 2)
-        self.neg_yw = torch.empty((n_steps, e_n, 1, b_pad), dtype=f32, device=dev)
-        self.logits = torch.empty((n_steps, e_n, 1, b_pad), dtype=f32, device=dev)
-        self.probs = torch.empty((n_steps, e_n, 1, b_pad), dtype=f32, device=dev)
-        self.sq = torch.zeros((n_steps, e_n, 1, 1), dtype=f32, device=dev)
-        self.labels = self.gathered[..., d + 1].unsqueeze(2)
-
-        # L2 coefficient α/|b| on weights (0 on biases), one (E, P) tensor per distinct batch pattern
-        mask = torch.as_tensor(layout.weight_mask, device=dev)
-        patterns: dict[tuple[int, ...], Any] = {}
-        self.coef = []
-        for k in range(n_steps):
-            key = tuple(bs[k].tolist())
-            if key not in patterns:
-                c = np.where(bs[k] > 0, ALPHA / np.maximum(bs[k], 1), 0.0).astype(np.float32)
-                patterns[key] = torch.as_tensor(c, device=dev)[:, None] * mask[None, :]
-            self.coef.append(patterns[key])
-
-        # per-step views
-        x_aug = self.gathered[..., : d + 1]
-        self.x = [x_aug[k] for k in range(n_steps)]
-        self.x_t = [x_aug[k].transpose(1, 2) for k in range(n_steps)]
-        self.z = [self.logits[k] for k in range(n_steps)]
-        self.p = [self.probs[k] for k in range(n_steps)]
-        self.nyw = [self.neg_yw[k] for k in range(n_steps)]
-        self.w = [self.row_w[k] for k in range(n_steps)]
-        self.sq_k = [self.sq[k] for k in range(n_steps)]
-
-        # per-entry row views for steps where entries are out of step (ragged batch counts)
-        self.uniform = bool(self.active.all()) and len({e.n_batches for e in entries}) == 1
-
-        # activations and deltas
-        hidden = layout.sizes[1:-1]
-        self.acts = [torch.empty((e_n, b_pad, h), dtype=f32, device=dev) for h in hidden]
-        self.acts_t = [a.transpose(1, 2) for a in self.acts]
-        self.deltas = [torch.empty((e_n, b_pad, h), dtype=f32, device=dev) for h in hidden]
-        self.delta_out = torch.empty((e_n, 1, b_pad), dtype=f32, device=dev)
-
-
-class _Engine:
-    def __init__(self, torch: Any, device: Any, layout: ParamLayout) -> None:
-        self.torch = torch
-        self.device = device
-        self.layout = layout
-        self.loss_dtype = torch.float32 if device.type == "mps" else torch.float64
-        self.fused = _fused_adam_works(torch, device)
-        self.step_t = torch.zeros((), dtype=torch.float32, device=device)
-
-    def views(self, flat: Any) -> list[tuple[Any, Any, Any]]:
-        """(W_aug, W, b) views of each layer block of an (E, P) buffer."""
-        e_n = flat.shape[0]
-        out = []
-        for off, fan_in, fan_out in self.layout.blocks:
-            block = flat[:, off : off + (fan_in + 1) * fan_out].view(e_n, fan_in + 1, fan_out)
-            out.append((block, block[:, :fan_in], block[:, fan_in:]))
-        return out
-
-    def bind(self, batch: _Batch, theta: Any, grad: Any, tmp: Any) -> None:
-        self.batch = batch
-        self.theta, self.grad, self.tmp = theta, grad, tmp
-        self.th_v = self.views(theta)
-        self.g_v = self.views(grad)
-        self.tmp_v = self.views(tmp)
-        self.w_t = [w.transpose(1, 2) for _, w, _ in self.th_v]
-        # the output layer (fan_out 1) as a row vector w (E, 1, h) and bias (E, 1, 1)
-        off, fan_in, _ = self.layout.blocks[-1]
-        e_n = theta.shape[0]
-        self.out_w = [
-            buf[:, off : off + fan_in].view(e_n, 1, fan_in) for buf in (theta, grad, tmp)
-        ]
-        self.out_b = [
-            buf[:, off + fan_in : off + fan_in + 1].view(e_n, 1, 1) for buf in (theta, grad, tmp)
-        ]
-        self.theta_row = theta.unsqueeze(1)
-        self.tmp_col = tmp.unsqueeze(2)
-
-    def epoch(self, entries: list[_Entry]) -> None:
-        """Run every minibatch step of one epoch (forward, backward, L2, Adam) for all entries."""
-        torch = self.torch
-        bt = self.batch
-        bmm, baddbmm, tsum, mul = torch.bmm, torch.baddbmm, torch.sum, torch.mul
-        sigmoid, addcmul = torch.sigmoid, torch.addcmul
-        relu_grad = torch.ops.aten.threshold_backward.grad_input
-        acts, acts_t, deltas = bt.acts, bt.acts_t, bt.deltas
-        th_v, g_v, tmp_v = self.th_v, self.g_v, self.tmp_v
-        n_hidden = len(acts)
-        a0, a_last, a_last_t = acts[0], acts[-1], acts_t[-1]
-        w0_aug, g0_aug, tmp0_aug = th_v[0][0], g_v[0][0], tmp_v[0][0]
-        fwd = [(th_v[i][2], acts[i - 1], th_v[i][1], acts[i]) for i in range(1, n_hidden)]
-        bwd = [
-            (tmp_v[i][1], acts_t[i - 1], g_v[i][1], g_v[i][2], deltas[i - 1], self.w_t[i],
-             acts[i - 1])
-            for i in range(n_hidden - 1, 0, -1)
-        ]
-        out_w, out_b = self.out_w, self.out_b
-        ow, og, otmp, ob, ogb = out_w[0], out_w[1], out_w[2], out_b[0], out_b[1]
-        theta, tmp, coef = self.theta, self.tmp, bt.coef
-        theta_row, tmp_col = self.theta_row, self.tmp_col
-        delta_out, d_last = bt.delta_out, deltas[-1]
-        delta_out_t = delta_out.transpose(1, 2)
-        xs, xts, zs, ps, nyws, ws, sqs = bt.x, bt.x_t, bt.z, bt.p, bt.nyw, bt.w, bt.sq_k
-        uniform, t0 = bt.uniform, entries[0].t
-        fused = self.fused
-        grad, m, v, step_t = self.grad, self.m, self.v, self.step_t
-        for k in range(bt.n_steps):
-            # forward; the output layer works on row vectors: z = w (E,1,h) @ A^T (E,h,Bp) + b
-            bmm(xs[k], w0_aug, out=a0)
-            a0.clamp_min_(0.0)
-            for bias, a_in, w, a_out in fwd:
-                baddbmm(bias, a_in, w, out=a_out)
-                a_out.clamp_min_(0.0)
-            z, p = zs[k], ps[k]
-            baddbmm(ob, ow, a_last_t, out=z)
-            sigmoid(z, out=p)
-            addcmul(nyws[k], p, ws[k], out=delta_out)  # (p - y) / |b|, 0 on padding
-            # L2: tmp = (α/|b|)·W (0 on biases); sq = Σ (α/|b|)·W², for the epoch loss
-            mul(theta, coef[k], out=tmp)
-            bmm(theta_row, tmp_col, out=sqs[k])
-            # backward
-            baddbmm(otmp, delta_out, a_last, out=og)
-            tsum(delta_out, dim=2, keepdim=True, out=ogb)
-            mul(delta_out_t, ow, out=d_last)
-            relu_grad(d_last, a_last, 0.0, grad_input=d_last)
-            delta = d_last
-            for tmp_w, a_prev_t, g_w, g_b, nxt, w_t, a_prev in bwd:
-                baddbmm(tmp_w, a_prev_t, delta, out=g_w)
-                tsum(delta, dim=1, keepdim=True, out=g_b)
-                bmm(delta, w_t, out=nxt)
-                relu_grad(nxt, a_prev, 0.0, grad_input=nxt)
-                delta = nxt
-            baddbmm(tmp0_aug, xts[k], delta, out=g0_aug)
-            # Adam
-            if uniform:
-                if fused:
-                    fused_adam_update_([theta], [grad], [m], [v], step_t, t0 + k + 1, torch)
-                else:
-                    adam_update_(theta, grad, m, v, t0 + k + 1, torch)
-            else:
-                self._ragged_adam(k, entries)
-
-    def _ragged_adam(self, k: int, entries: list[_Entry]) -> None:
-        # entries on their own clocks (different batch counts): update the active ones one by one
-        bt = self.batch
-        for j, e in enumerate(entries):
-            if bt.active[k, j]:
-                t = e.t + k + 1
-                adam_update_(self.theta[j], self.grad[j], self.m[j], self.v[j], t, self.torch)
-
-
-def _stack_data(torch: Any, device: Any, folds: Sequence[FoldData], d: int) -> Any:
-    n_max = max(f.x_train.shape[0] for f in folds)
-    data = np.zeros((len(folds), n_max, d + 2), dtype=np.float32)
-    for j, f in enumerate(folds):
-        n = f.x_train.shape[0]
-        data[j, :n, :d] = f.x_train
-        data[j, :, d] = 1.0
-        data[j, :n, d + 1] = f.y_train
-    return torch.as_tensor(data, device=device)
+def _predict_logits(torch: Any, layers: list[tuple[np.ndarray, np.ndarray]], x: Any) -> np.ndarray:
+    """Test-set logits on the CPU in float32 (torch: single-threaded BLAS when the user set it)."""
+    with torch.inference_mode():
+        a = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
+        for i, (w, b) in enumerate(layers):
+            a = torch.addmm(torch.from_numpy(b), a, torch.from_numpy(w))
+            if i < len(layers) - 1:
+                a.clamp_min_(0.0)
+        return a[:, 0].numpy().astype(np.float64)
 
 
 def _progress_callback(progress: bool | Callable[[int], None]) -> tuple[Any, Any]:
@@ -503,6 +292,8 @@ def train_mlp(
         "the MLP classifier of c2st",
         hint="Or use classifier='logistic', which needs no torch.",
     )
+    from ._mlp_engine import Entry, run_batched
+
     dev = resolve_device(device, torch)
     if len(folds) == 0:
         return []
@@ -516,7 +307,7 @@ def train_mlp(
     for j, f in enumerate(folds):
         rs = np.random.RandomState(int(f.seed))
         init[j] = layout.pack(glorot_init(rs, layout.sizes))
-        entries.append(_Entry(j, int(f.x_train.shape[0]), rs))
+        entries.append(Entry(j, int(f.x_train.shape[0]), rs))
 
     update, bar = _progress_callback(progress)
     final_theta: dict[int, np.ndarray] = {}
@@ -524,19 +315,18 @@ def train_mlp(
     hit_max: dict[int, bool] = {}
     try:
         with torch.inference_mode():
-            _run(torch, dev, layout, folds, entries, init, max_epochs, update,
-                 final_theta, final_loss, hit_max)
+            run_batched(torch, dev, layout, folds, entries, init, max_epochs, update,
+                        final_theta, final_loss, hit_max)
     finally:
         if bar is not None:
             bar.close()
 
     fits = []
     for j, f in enumerate(folds):
-        layers = layout.unpack(final_theta[j])
-        logits = forward_logits(layers, np.asarray(f.x_test, dtype=np.float32))
+        logits = _predict_logits(torch, layout.unpack(final_theta[j]), f.x_test)
         fits.append(
             MLPFoldFit(
-                test_logits=logits.astype(np.float64),
+                test_logits=logits,
                 epochs=entries[j].epochs,
                 hit_max=hit_max[j],
                 final_loss=final_loss[j],
@@ -545,72 +335,3 @@ def train_mlp(
     return fits
 
 
-def _run(
-    torch: Any,
-    dev: Any,
-    layout: ParamLayout,
-    folds: Sequence[FoldData],
-    entries: list[_Entry],
-    init: np.ndarray,
-    max_epochs: int,
-    update: Callable[[int], None] | None,
-    final_theta: dict[int, np.ndarray],
-    final_loss: dict[int, float],
-    hit_max: dict[int, bool],
-) -> None:
-    engine = _Engine(torch, dev, layout)
-    theta = torch.tensor(init, device=dev)
-    engine.m = torch.zeros_like(theta)
-    engine.v = torch.zeros_like(theta)
-    data = _stack_data(torch, dev, folds, layout.sizes[0])
-    rule = StoppingRule(len(entries))
-    active = list(entries)
-
-    def rebuild(theta: Any, data: Any) -> _Batch:
-        batch = _Batch(engine, active, data)
-        engine.bind(batch, theta, torch.empty_like(theta), torch.empty_like(theta))
-        return batch
-
-    batch = rebuild(theta, data)
-    while active:
-        # gather this epoch's minibatches (one index_select for all entries and steps)
-        idx = batch.pad.copy()
-        for j, e in enumerate(active):
-            idx[batch.slots[j]] = e.shuffle() + j * batch.n_max
-        idx_t = torch.from_numpy(idx).to(dev, non_blocking=True)
-        torch.index_select(batch.data.view(-1, batch.data.shape[2]), 0, idx_t,
-                           out=batch.gathered_flat)
-        torch.mul(batch.labels, batch.neg_row_w, out=batch.neg_yw)
-        engine.epoch(active)
-        # epoch loss: Σ_rows BCE (float64, clipped at float32's eps) + (α/2)·Σ_steps ‖W‖², / n_train
-        p = batch.probs.clamp(EPS32, 1.0 - EPS32)
-        picked = torch.where(batch.labels > 0.5, p, 1.0 - p).to(engine.loss_dtype)
-        bce = -(torch.log(picked) * batch.real).sum(dim=(0, 2, 3))
-        l2 = (batch.sq.view(batch.n_steps, -1).to(engine.loss_dtype) * batch.half_bs).sum(0)
-        loss = ((bce + l2) / batch.n_train).cpu().numpy()  # the epoch's one synchronisation
-        for e in active:
-            e.t += e.n_batches
-            e.epochs += 1
-        stop = rule.update(loss)
-        capped = np.array([e.epochs >= max_epochs for e in active])
-        done = stop | capped
-        if update is not None:
-            update(len(active))
-        if not done.any():
-            continue
-        theta_cpu = engine.theta.detach().cpu().numpy()
-        for j, e in enumerate(active):
-            if done[j]:
-                final_theta[e.index] = theta_cpu[j].copy()
-                final_loss[e.index] = float(loss[j])
-                hit_max[e.index] = bool(capped[j] and not stop[j])
-        keep = ~done
-        if not keep.any():
-            break
-        active = [e for e, kp in zip(active, keep) if kp]
-        rule.keep(keep)
-        rows = torch.as_tensor(np.flatnonzero(keep), device=dev)
-        theta = engine.theta.index_select(0, rows)
-        engine.m = engine.m.index_select(0, rows)
-        engine.v = engine.v.index_select(0, rows)
-        batch = rebuild(theta, batch.data.index_select(0, rows))
