@@ -372,3 +372,25 @@ def test_cuda_matches_cpu_statistics():
             epochs[dev].extend(res.epochs.tolist())
     assert abs(np.mean(accs["cpu"]) - np.mean(accs["cuda"])) < 0.01
     assert abs(np.mean(epochs["cpu"]) - np.mean(epochs["cuda"])) <= 0.25 * np.mean(epochs["cpu"])
+
+
+def test_training_is_single_threaded_and_restores_the_callers_setting():
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    seen = []
+    try:
+        rng = np.random.default_rng(0)
+        fold = FoldData(
+            rng.normal(size=(60, 2)).astype(np.float32),
+            (rng.random(60) < 0.5).astype(np.float32),
+            rng.normal(size=(20, 2)).astype(np.float32),
+            0,
+        )
+        train_mlp([fold], hidden=(4,), max_epochs=3, progress=lambda n: seen.append(
+            torch.get_num_threads()))
+        assert seen
+        assert set(seen) == {1}
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

@@ -313,11 +313,21 @@ def train_mlp(
     final_theta: dict[int, np.ndarray] = {}
     final_loss: dict[int, float] = {}
     hit_max: dict[int, bool] = {}
+    # A minibatch step is a few dozen tiny kernels: on the CPU, intra-op threads only add
+    # synchronisation (a 300 vs 300 fit took 32 s with two threads on a busy 2-core machine and
+    # 0.8 s with one). Train single-threaded and restore the caller's setting; parallelism across
+    # comparisons belongs to c2st_many / joblib.
+    n_threads = torch.get_num_threads()
+    single = dev.type == "cpu" and n_threads != 1
     try:
+        if single:
+            torch.set_num_threads(1)
         with torch.inference_mode():
             run_batched(torch, dev, layout, folds, entries, init, max_epochs, update,
                         final_theta, final_loss, hit_max)
     finally:
+        if single:
+            torch.set_num_threads(n_threads)
         if bar is not None:
             bar.close()
 
