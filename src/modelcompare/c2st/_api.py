@@ -16,7 +16,7 @@ from .._validation import check_choice, check_int, check_positive, check_same_wi
 from .._warnings import ConvergenceWarning, DegenerateDataWarning
 from ._inference import conditional_pvalue, corrected_interval
 
-__all__ = ["C2STResult", "c2st", "prepare_c2st_data", "recipe_seed"]
+__all__ = ["C2STResult", "c2st", "prepare_c2st_data", "prepare_run", "recipe_seed"]
 
 CLASSIFIERS = ("mlp", "logistic")
 
@@ -145,6 +145,23 @@ def prepare_c2st_data(
     data = np.concatenate([x, y]).astype(np.float32)
     labels = np.concatenate([np.zeros(m), np.ones(m)]).astype(np.float32)
     return data, labels, m
+
+
+def prepare_run(
+    x: Any, y: Any, *, n_folds: int, seed: SeedLike, z_score: bool, noise_scale: float | None
+) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray]], int, int, int | None]:
+    """Everything ``c2st`` does before training (shared with ``c2st_many``).
+
+    Returns the stacked float32 data, the labels, the KFold splits, m per class, the recipe seed
+    (KFold's and every fold network's int) and ``seed_used``.
+    """
+    rng, seed_used = check_seed(seed)
+    fold_seed = recipe_seed(seed_used, rng)
+    data, labels, m = prepare_c2st_data(
+        x, y, n_folds=n_folds, rng=rng, z_score=z_score, noise_scale=noise_scale
+    )
+    folds = list(KFold(n_splits=n_folds, shuffle=True, random_state=fold_seed).split(data))
+    return data, labels, folds, m, fold_seed, seed_used
 
 
 def _auc(labels: np.ndarray, scores: np.ndarray) -> float:
@@ -288,12 +305,9 @@ def c2st(
     n_folds, classifier, noise_scale, hidden, max_epochs = _c2st_iv(
         n_folds, classifier, noise_scale, hidden, max_epochs
     )
-    rng, seed_used = check_seed(seed)
-    fold_seed = recipe_seed(seed_used, rng)
-    data, labels, m = prepare_c2st_data(
-        x, y, n_folds=n_folds, rng=rng, z_score=z_score, noise_scale=noise_scale
+    data, labels, folds, m, fold_seed, seed_used = prepare_run(
+        x, y, n_folds=n_folds, seed=seed, z_score=z_score, noise_scale=noise_scale
     )
-    folds = list(KFold(n_splits=n_folds, shuffle=True, random_state=fold_seed).split(data))
     d = data.shape[1]
     if classifier == "logistic":
         from ._logistic import fit_predict_logistic

@@ -8,13 +8,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.model_selection import KFold
 
-from .._random import SeedLike, check_seed
+from .._random import SeedLike
 from .._results import Result, result_class
 from .._validation import check_int, check_samples
 from .._warnings import ConvergenceWarning
-from ._api import C2STResult, _c2st_iv, _summarise, prepare_c2st_data, recipe_seed
+from ._api import C2STResult, _c2st_iv, _summarise, prepare_run
 
 __all__ = ["C2STManyResult", "c2st_many", "pair_key"]
 
@@ -250,16 +249,13 @@ def c2st_many(
     prepared = []  # (data, labels, folds, m, child_seed, fold_seed)
     for label, (x, y), key in zip(labels, raw, keys, strict=True):
         child = task_seed(base, key)
-        rng, _ = check_seed(child)
-        fold_seed = recipe_seed(child, rng)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            data, lab, m = prepare_c2st_data(
-                x, y, n_folds=n_folds, rng=rng, z_score=z_score, noise_scale=noise_scale
+            data, lab, folds, m, fold_seed, _ = prepare_run(
+                x, y, n_folds=n_folds, seed=child, z_score=z_score, noise_scale=noise_scale
             )
         for w in caught:
             warnings.warn(f"pair {label!r}: {w.message}", w.category, stacklevel=2)
-        folds = list(KFold(n_splits=n_folds, shuffle=True, random_state=fold_seed).split(data))
         prepared.append((data, lab, folds, m, child, fold_seed))
 
     n_workers = joblib.effective_n_jobs(n_jobs)
