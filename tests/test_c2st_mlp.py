@@ -394,3 +394,32 @@ def test_training_is_single_threaded_and_restores_the_callers_setting():
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+def test_an_entry_does_not_depend_on_the_rest_of_the_batch():
+    """Bit-identical results whether an entry trains alone, with its folds, or inside a bigger batch
+    of entries with the same minibatch layout (the layout c2st_many groups by).
+
+    Elementwise kernels treat a tensor's last partial vector chunk differently; padded buffers keep
+    every element out of such a tail, so neighbours (and compaction) cannot change an entry.
+    """
+
+    def entry(seed, n):
+        r = np.random.default_rng(seed)
+        x = r.normal(size=(n, 2)).astype(np.float32)
+        return FoldData(x, (r.random(n) < 0.5).astype(np.float32), x[:50], seed)
+
+    sizes = (400, 401, 400, 401, 399)  # 2 or 3 minibatches: a ragged batch, as c2st's folds can be
+    a = [entry(i, n) for i, n in enumerate(sizes)]
+    b = [entry(100 + i, n) for i, n in enumerate(sizes * 2)]
+    alone = train_mlp(a, hidden=(20, 20), max_epochs=10000)
+    mixed = train_mlp(b[:4] + a + b[4:], hidden=(20, 20), max_epochs=10000)[4:9]
+    for one, other in zip(alone, mixed):
+        assert one.epochs == other.epochs
+        np.testing.assert_array_equal(one.test_logits, other.test_logits)
+    uniform = [entry(200 + i, 400) for i in range(4)]
+    together = train_mlp(uniform, hidden=(20, 20), max_epochs=10000)
+    for e, fit in zip(uniform[:2], together[:2]):
+        single = train_mlp([e], hidden=(20, 20), max_epochs=10000)[0]
+        assert single.epochs == fit.epochs
+        np.testing.assert_array_equal(single.test_logits, fit.test_logits)

@@ -280,13 +280,18 @@ def c2st_many(
             for i, s in zip(chunk, out, strict=True):
                 scores[i] = s
     else:
-        from ._mlp import FoldData
+        from ._mlp import BATCH_SIZE, FoldData
 
-        groups: dict[tuple[int, ...], list[int]] = {}
-        for i, (data, *_rest) in enumerate(prepared):
+        # One batched network per (width, hidden widths, minibatch layout of the folds). Entries
+        # whose folds have the same numbers of minibatches train bit-identically to c2st's own
+        # network whatever else shares the batch; mixing layouts changes the batch's step count
+        # and can move results in the last bits.
+        groups: dict[tuple[Any, ...], list[int]] = {}
+        for i, (data, _lab, folds, *_rest) in enumerate(prepared):
             width = hidden if hidden is not None else (10 * data.shape[1], 10 * data.shape[1])
             hidden_of.append(width)
-            groups.setdefault((data.shape[1], *width), []).append(i)
+            layout = tuple(-(-tr.size // min(BATCH_SIZE, tr.size)) for tr, _ in folds)
+            groups.setdefault((data.shape[1], width, layout), []).append(i)
         calls = []  # (pair indices, fold data, hidden)
         for members in groups.values():
             size = batch_size or len(members)

@@ -53,6 +53,26 @@ class Entry:
         return self.order
 
 
+# Elementwise kernels (sigmoid, addcmul, fused Adam) treat the last, partial vector chunk of a
+# tensor differently from the full chunks, and which elements fall into it depends on the tensor's
+# length, i.e. on how many entries share the batch. Every buffer such a kernel runs over is therefore
+# padded to a multiple of ALIGN_FLOATS, so no element is ever in a tail and an entry's arithmetic
+# does not depend on its neighbours (c2st_many gives exactly what c2st gives).
+ALIGN_FLOATS = 64
+
+
+def _align(n: int) -> int:
+    """Round a float count up to a multiple of ``ALIGN_FLOATS``."""
+    return -(-n // ALIGN_FLOATS) * ALIGN_FLOATS
+
+
+def _padded_rows(torch: Any, n_steps: int, e_n: int, b_pad: int, dev: Any) -> tuple[Any, Any]:
+    """Zeroed ``(S, L)`` storage with L = align(E·Bp), and its ``(S, E, 1, Bp)`` view."""
+    n = e_n * b_pad
+    store = torch.zeros((n_steps, _align(n)), dtype=torch.float32, device=dev)
+    return store, store[:, :n].view(n_steps, e_n, 1, b_pad)
+
+
 class _Segments:
     """Layer-major layout of the parameters of E entries in one flat buffer.
 
@@ -72,24 +92,28 @@ class _Segments:
             else:
                 self.shapes.append((e_n, fan_in, fan_out))
                 self.shapes.append((e_n, 1, fan_out))
-        self.size = e_n * layout.size
+        # segments start on aligned offsets and the buffer is padded (see ALIGN_FLOATS)
+        self.offsets: list[int] = []
+        off = 0
+        for shape in self.shapes:
+            self.offsets.append(off)
+            off = _align(off + shape[0] * shape[1] * shape[2])
+        self.size = off
 
     def views(self, flat: Any) -> list[Any]:
-        out, off = [], 0
-        for shape in self.shapes:
+        out = []
+        for shape, off in zip(self.shapes, self.offsets):
             n = shape[0] * shape[1] * shape[2]
             out.append(flat[off : off + n].view(shape))
-            off += n
         return out
 
     def views_steps(self, flat_steps: Any) -> list[Any]:
         """Segment views ``(S, E, n)`` of an ``(S, size)`` stack of flat buffers."""
-        out, off = [], 0
+        out = []
         n_steps = flat_steps.shape[0]
-        for shape in self.shapes:
+        for shape, off in zip(self.shapes, self.offsets):
             n = shape[0] * shape[1] * shape[2]
             out.append(flat_steps[:, off : off + n].view(n_steps, shape[0], -1))
-            off += n
         return out
 
     def to_flat(self, rows: Any, torch: Any) -> Any:
@@ -102,7 +126,10 @@ class _Segments:
             else:
                 pieces.append(block[:, : fan_in * fan_out].reshape(-1))
                 pieces.append(block[:, fan_in * fan_out :].reshape(-1))
-        return torch.cat(pieces).contiguous()
+        flat = torch.zeros(self.size, dtype=rows.dtype, device=rows.device)
+        for piece, off in zip(pieces, self.offsets):
+            flat[off : off + piece.numel()] = piece
+        return flat
 
     def to_rows(self, flat: Any, torch: Any) -> Any:
         """Inverse of :meth:`to_flat`."""
@@ -145,7 +172,8 @@ class _Batch:
         rw = np.where(real, 1.0 / np.maximum(bs, 1)[:, :, None], 0.0).astype(np.float32)
         f32 = torch.float32
         # per-row tensors are laid out (S, E, 1, Bp): the output layer works on row vectors
-        self.row_w = torch.as_tensor(rw, device=dev).unsqueeze(2)
+        self.row_w_store, self.row_w = _padded_rows(torch, n_steps, e_n, b_pad, dev)
+        self.row_w.copy_(torch.as_tensor(rw, device=dev).unsqueeze(2))
         self.neg_row_w = -self.row_w
         self.real = torch.as_tensor(real, device=dev).unsqueeze(2)
         self.n_train = torch.as_tensor(
@@ -156,9 +184,9 @@ class _Batch:
         self.gathered_x = torch.empty((n_steps, e_n, b_pad, d + 1), dtype=f32, device=dev)
         self.gathered_y = torch.empty((n_steps, e_n, b_pad), dtype=f32, device=dev)
         self.labels = self.gathered_y.unsqueeze(2)
-        self.neg_yw = torch.empty((n_steps, e_n, 1, b_pad), dtype=f32, device=dev)
-        self.logits = torch.empty((n_steps, e_n, 1, b_pad), dtype=f32, device=dev)
-        self.probs = torch.empty((n_steps, e_n, 1, b_pad), dtype=f32, device=dev)
+        self.neg_yw_store, self.neg_yw = _padded_rows(torch, n_steps, e_n, b_pad, dev)
+        self.logits_store, self.logits = _padded_rows(torch, n_steps, e_n, b_pad, dev)
+        self.probs_store, self.probs = _padded_rows(torch, n_steps, e_n, b_pad, dev)
         # the L2 term of every step, (α/|b|)·W (0 on biases), kept for the epoch loss:
         # (α/2)‖W‖² = |b|²/(2α)·Σ ((α/|b|)·W)²
         # (kept only while that fits KEEP_L2_FLOATS; otherwise one buffer is reused and the
@@ -195,13 +223,19 @@ class _Batch:
         self.p = [self.probs[k] for k in range(n_steps)]
         self.nyw = [self.neg_yw[k] for k in range(n_steps)]
         self.w = [self.row_w[k] for k in range(n_steps)]
+        # whole padded rows, for the elementwise kernels of the output layer
+        self.z_flat = [self.logits_store[k] for k in range(n_steps)]
+        self.p_flat = [self.probs_store[k] for k in range(n_steps)]
+        self.nyw_flat = [self.neg_yw_store[k] for k in range(n_steps)]
+        self.w_flat = [self.row_w_store[k] for k in range(n_steps)]
 
         # activations and deltas
         hidden = layout.sizes[1:-1]
         self.acts = [torch.empty((e_n, b_pad, h), dtype=f32, device=dev) for h in hidden]
         self.acts_t = [a.transpose(1, 2) for a in self.acts]
         self.deltas = [torch.empty((e_n, b_pad, h), dtype=f32, device=dev) for h in hidden]
-        self.delta_out = torch.empty((e_n, 1, b_pad), dtype=f32, device=dev)
+        self.delta_out_flat = torch.zeros(_align(e_n * b_pad), dtype=f32, device=dev)
+        self.delta_out = self.delta_out_flat[: e_n * b_pad].view(e_n, 1, b_pad)
 
 
 class _Engine:
@@ -256,7 +290,9 @@ class _Engine:
         sqs = bt.sq_k
         delta_out, d_last = bt.delta_out, deltas[-1]
         delta_out_t = delta_out.transpose(1, 2)
-        xs, xts, zs, ps, nyws, ws = bt.x, bt.x_t, bt.z, bt.p, bt.nyw, bt.w
+        xs, xts, zs = bt.x, bt.x_t, bt.z
+        z_flat, p_flat, nyw_flat, w_flat = bt.z_flat, bt.p_flat, bt.nyw_flat, bt.w_flat
+        delta_flat = bt.delta_out_flat
         uniform, t0 = bt.uniform, entries[0].t
         use_fused = self.fused and uniform
         grad, m, v = self.grad, self.m, self.v
@@ -277,10 +313,9 @@ class _Engine:
             for bias, a_in, w, a_out in fwd:
                 baddbmm(bias, a_in, w, out=a_out)
                 a_out.clamp_min_(0.0)
-            z, p = zs[k], ps[k]
-            baddbmm(ob, ow, a_last_t, out=z)
-            sigmoid(z, out=p)
-            addcmul(nyws[k], p, ws[k], out=delta_out)  # (p - y) / |b|, 0 on padding
+            baddbmm(ob, ow, a_last_t, out=zs[k])
+            sigmoid(z_flat[k], out=p_flat[k])
+            addcmul(nyw_flat[k], p_flat[k], w_flat[k], out=delta_flat)  # (p - y)/|b|, 0 on padding
             # L2 gradient term (α/|b|)·W, 0 on biases; kept per step for the epoch loss
             if keep_l2:
                 mul(theta, coef[k], out=l2_terms[k])
@@ -314,13 +349,28 @@ class _Engine:
                 self._ragged_adam(k, entries)
 
     def _ragged_adam(self, k: int, entries: list[Entry]) -> None:
-        # entries on their own clocks (different batch counts): update the active ones one by one
+        # entries on their own clocks (different batch counts): update the active ones one by one,
+        # with the same fused kernel as the uniform path (it is elementwise and tail-invariant, so
+        # an entry's update does not depend on whether its batch is ragged)
         bt = self.batch
+        torch = self.torch
         for j, e in enumerate(entries):
             if bt.active[k, j]:
                 t = e.t + k + 1
+                if self.fused:
+                    self.step_t.fill_(float(t))
+                    beta2 = recipe.BETA2
+                    torch._fused_adam_(
+                        [th[j] for th in self.th_s], [g[j] for g in self.g_s],
+                        [m[j] for m in self.m_s], [v[j] for v in self.v_s], [],
+                        [self.step_t] * len(self.th_s), lr=recipe.LEARNING_RATE,
+                        beta1=recipe.BETA1, beta2=beta2, weight_decay=0.0,
+                        eps=recipe.ADAM_EPS / math.sqrt(1.0 - beta2**t),
+                        amsgrad=False, maximize=False,
+                    )
+                    continue
                 for th, g, m, v in zip(self.th_s, self.g_s, self.m_s, self.v_s):
-                    adam_update_(th[j], g[j], m[j], v[j], t, self.torch)
+                    adam_update_(th[j], g[j], m[j], v[j], t, torch)
 
 
 def _stack_data(torch: Any, device: Any, folds: Sequence[FoldData], d: int) -> tuple[Any, Any]:
