@@ -206,19 +206,16 @@ def c2st_many(
     on ``n_jobs`` or on the backend, and ``c2st(x_i, y_i, seed=seeds[i], **same_options)`` runs
     the same procedure with the same seeds. Two identical pairs in a list get identical results.
 
-    **Exactness.** With ``classifier="logistic"`` the results equal :func:`c2st`'s bit for bit.
-    With the MLP and ``batch_size=1``, each pair's folds form exactly the network :func:`c2st`
-    trains, so the results are again bit-identical (and the pairs still run in parallel under
-    ``n_jobs``). With larger batches they agree only up to float32 rounding: the batched engine's
-    arithmetic is not bit-invariant to which networks share a batch (logits differ by ~1e-7 after a
-    few epochs), and over hundreds of epochs that can move a fold's stopping epoch and its
-    accuracy. The statistic is the same; its draw is not. BENCHMARKS.md gives the measured
-    frequency and size. ``n_jobs`` and the backend never change results (they only decide where
-    each batched network trains).
+    **Exactness.** Pair *i* gives bit for bit what ``c2st(x_i, y_i, seed=seeds[i])`` gives, with
+    either classifier and any ``batch_size``, ``n_jobs`` or backend (tested). The batched engine
+    keeps each network's arithmetic independent of the others in its batch: the buffers its
+    elementwise kernels run over are padded so that no element falls into a kernel's partial last
+    vector chunk, and pairs are grouped by the minibatch layout of their folds (pairs of equal sizes
+    share one group), because mixing layouts changes the batch's step count.
 
     **Batching.** Each pair is balanced, z-scored, noised and split into folds exactly as
-    :func:`c2st` does. With the MLP, the folds of all pairs of the same width (and hidden
-    widths) train as **one** batched network: folds × comparisons, each with its own rows, recipe
+    :func:`c2st` does. With the MLP, the folds of all pairs of the same width, hidden widths and
+    minibatch layout train as **one** batched network: folds × comparisons, each with its own rows, recipe
     seed, Adam state and stopping rule. The per-step overhead that dominates small networks is
     then paid once per step for all comparisons instead of once per comparison (C2ST spec §4).
 
