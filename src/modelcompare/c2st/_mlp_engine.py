@@ -59,6 +59,7 @@ class Entry:
 # padded to a multiple of ALIGN_FLOATS, so no element is ever in a tail and an entry's arithmetic
 # does not depend on its neighbours (c2st_many gives exactly what c2st gives).
 ALIGN_FLOATS = 64
+ENTRY_ALIGN = 16  # floats: 64 bytes
 
 
 def _align(n: int) -> int:
@@ -92,28 +93,31 @@ class _Segments:
             else:
                 self.shapes.append((e_n, fan_in, fan_out))
                 self.shapes.append((e_n, 1, fan_out))
-        # segments start on aligned offsets and the buffer is padded (see ALIGN_FLOATS)
+        # Segments start on aligned offsets and the buffer is padded (see ALIGN_FLOATS); inside a
+        # segment every entry's block is padded to 64 bytes, because the CPU GEMM kernels' rounding
+        # depends on their operands' alignment and an entry's position must not matter.
+        self.blocks = [shape[1] * shape[2] for shape in self.shapes]
+        self.strides = [-(-b // ENTRY_ALIGN) * ENTRY_ALIGN for b in self.blocks]
         self.offsets: list[int] = []
         off = 0
-        for shape in self.shapes:
+        for stride in self.strides:
             self.offsets.append(off)
-            off = _align(off + shape[0] * shape[1] * shape[2])
+            off = _align(off + e_n * stride)
         self.size = off
 
     def views(self, flat: Any) -> list[Any]:
         out = []
-        for shape, off in zip(self.shapes, self.offsets):
-            n = shape[0] * shape[1] * shape[2]
-            out.append(flat[off : off + n].view(shape))
+        for shape, off, block, stride in zip(self.shapes, self.offsets, self.blocks, self.strides):
+            rows = flat[off : off + self.e_n * stride].view(self.e_n, stride)
+            out.append(rows[:, :block].view(shape))
         return out
 
     def views_steps(self, flat_steps: Any) -> list[Any]:
         """Segment views ``(S, E, n)`` of an ``(S, size)`` stack of flat buffers."""
         out = []
         n_steps = flat_steps.shape[0]
-        for shape, off in zip(self.shapes, self.offsets):
-            n = shape[0] * shape[1] * shape[2]
-            out.append(flat_steps[:, off : off + n].view(n_steps, shape[0], -1))
+        for off, stride in zip(self.offsets, self.strides):
+            out.append(flat_steps[:, off : off + self.e_n * stride].view(n_steps, self.e_n, stride))
         return out
 
     def to_flat(self, rows: Any, torch: Any) -> Any:
@@ -127,8 +131,9 @@ class _Segments:
                 pieces.append(block[:, : fan_in * fan_out].reshape(-1))
                 pieces.append(block[:, fan_in * fan_out :].reshape(-1))
         flat = torch.zeros(self.size, dtype=rows.dtype, device=rows.device)
-        for piece, off in zip(pieces, self.offsets):
-            flat[off : off + piece.numel()] = piece
+        for piece, off, block, stride in zip(pieces, self.offsets, self.blocks, self.strides):
+            dest = flat[off : off + self.e_n * stride].view(self.e_n, stride)
+            dest[:, :block] = piece.view(self.e_n, block)
         return flat
 
     def to_rows(self, flat: Any, torch: Any) -> Any:
@@ -252,7 +257,7 @@ class _Engine:
         torch = self.torch
         self.batch = batch
         self.theta, self.m, self.v = theta, m, v
-        self.grad = torch.empty_like(theta)
+        self.grad = torch.zeros_like(theta)  # padding must stay 0 (it enters the L2 sums)
         seg = batch.segments
         self.th_s, self.g_s = seg.views(theta), seg.views(self.grad)
         self.m_s, self.v_s = seg.views(m), seg.views(v)
