@@ -244,6 +244,9 @@ def test_batched_c2st_many_equals_c2st_with_the_sbibm_network():
         (rng.normal(size=(260, 2)), rng.normal(size=(260, 2))),
         (rng.normal(size=(300, 2)), rng.normal(0.0, 1.4, size=(300, 2))),
         (rng.normal(size=(420, 2)), rng.normal(0.1, 1.0, size=(400, 2))),
+        # wider networks train for hundreds of epochs: GEMM rounding would show here
+        (rng.normal(size=(250, 5)), rng.normal(size=(250, 5))),
+        (rng.normal(size=(250, 5)), rng.normal(0.0, 1.3, size=(250, 5))),
     ]
     many = c2st_many(pairs, seed=21)
     for i, (x, y) in enumerate(pairs):
