@@ -217,9 +217,6 @@ def test_help_lists_tests():
 
 
 def test_ume_path(files):
-    # Cross-branch: rel_ume is written on the relative-ume branch; this runs once it is merged.
-    if not hasattr(modelcompare.relative, "rel_ume"):
-        pytest.skip("modelcompare.relative.rel_ume is not in this tree yet (relative-ume branch)")
     paths, (x, y, z) = files
     out = _run(
         "relative",

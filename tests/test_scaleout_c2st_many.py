@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
 
 import numpy as np
@@ -195,22 +194,7 @@ def test_mlp_n_jobs_and_batch_size(rng, fake_engine):
 # ------------------------------------------------------------------ the real torch engine
 
 
-def _engine_ready() -> bool:
-    if importlib.util.find_spec("torch") is None:
-        return False
-    try:
-        _mlp.train_mlp([], hidden=(2,), max_epochs=1)
-    except NotImplementedError:
-        return False
-    except Exception:  # noqa: BLE001 - any other error means the engine exists
-        return True
-    return True
-
-
 @pytest.mark.torch
-@pytest.mark.skipif(
-    not _engine_ready(), reason="the batched MLP engine (branch c2st-mlp) is not merged"
-)
 def test_mlp_pairs_equal_c2st_real_engine(rng):
     # batch_size=1: each pair's folds are exactly the network c2st trains -> bit-identical.
     # A short max_epochs keeps this fast; folds that hit it warn, in c2st and c2st_many alike.
@@ -228,8 +212,8 @@ def test_mlp_pairs_equal_c2st_real_engine(rng):
             one = c2st(x, y, seed=exact.seeds[i], **kw)
         assert len(caught) == int(one.hit_max_epochs)
         assert_same(one, exact[i])
-        # one network for all pairs of a width: an entry's arithmetic does not depend on the other
-        # entries of the batch (padded elementwise buffers), so this is bit-identical too
+        # one network for all pairs of a group: an entry's arithmetic does not depend on the
+        # other entries of the batch, so this is bit-identical too
         assert batched.seeds[i] == exact.seeds[i]
         assert_same(one, batched[i])
 
