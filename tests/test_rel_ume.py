@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -236,7 +237,12 @@ def test_seeds_reproduce(rng):
     assert a.statistic != c.statistic
     g = rel_ume(x, y, z, locations=2, seed=np.random.default_rng(1))
     assert g.seed_used is None
-    assert isinstance(rel_ume(x, y, z, locations=2).seed_used, int)
+    # fresh entropy: at n = 80 an unlucky draw may be flagged degenerate, which is not the point here
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        fresh = rel_ume(x, y, z, locations=2)
+    assert isinstance(fresh.seed_used, int)
+    assert 0.0 <= fresh.pvalue <= 1.0
     x0 = x.copy()
     rel_ume(x, y, z, seed=1)
     np.testing.assert_array_equal(x, x0)
