@@ -42,6 +42,20 @@ def _one_torch_thread():
     torch.set_num_threads(before)
 
 
+def _native_available():
+    from modelcompare.c2st import _native
+
+    return _native.load_kernel(respect_env=False) is not None
+
+
+@pytest.fixture(params=["native", "torch"])
+def engine(request):
+    """Both CPU engines: the compiled kernel (the default) and the batched torch engine."""
+    if request.param == "native" and not _native_available():
+        pytest.skip("no C compiler could build the native kernel")
+    return request.param
+
+
 def _two_gaussians(rng, n, d, shift=0.0):
     x = np.concatenate([rng.standard_normal((n, d)), rng.standard_normal((n, d)) + shift])
     y = np.concatenate([np.zeros(n), np.ones(n)])
@@ -168,30 +182,34 @@ def _loss_reference(layers, x, y, n_batches):
     return bce + n_batches * 0.5 * 1e-4 * sq / x.shape[0]
 
 
-@pytest.mark.parametrize("keep_l2", [True, False])
-def test_epoch_loss_is_sklearns_loss_with_l2(monkeypatch, keep_l2):
+@pytest.mark.parametrize(("engine", "keep_l2"), [("native", True), ("torch", True), ("torch", False)])
+def test_epoch_loss_is_sklearns_loss_with_l2(monkeypatch, engine, keep_l2):
+    if engine == "native" and not _native_available():
+        pytest.skip("no C compiler could build the native kernel")
     rng = np.random.default_rng(1)
     x, y = _two_gaussians(rng, 225, 3, 0.5)  # 450 rows: batches 200, 200, 50
     monkeypatch.setattr(_mlp, "LEARNING_RATE", 0.0)
     if not keep_l2:  # the step-wise norm reduction used when many entries are batched
         monkeypatch.setattr(_mlp_engine, "KEEP_L2_FLOATS", 0)
-    fit = train_mlp([FoldData(x, y, x[:3], 4)], hidden=(30, 30), max_epochs=1)[0]
+    fit = train_mlp([FoldData(x, y, x[:3], 4)], hidden=(30, 30), max_epochs=1, engine=engine)[0]
     layers = glorot_init(np.random.RandomState(4), (3, 30, 30, 1))
     np.testing.assert_allclose(fit.final_loss, _loss_reference(layers, x, y, 3), rtol=1e-6)
     ref = _sklearn_fit(x, y, 4, (30, 30), max_iter=1, learning_rate_init=1e-30)
     np.testing.assert_allclose(fit.final_loss, ref.loss_curve_[0], rtol=1e-6)
 
 
-@pytest.mark.parametrize("keep_l2", [True, False])
-def test_first_epochs_match_sklearn_bit_for_bit_up_to_rounding(monkeypatch, keep_l2):
+@pytest.mark.parametrize(("engine", "keep_l2"), [("native", True), ("torch", True), ("torch", False)])
+def test_first_epochs_match_sklearn_bit_for_bit_up_to_rounding(monkeypatch, engine, keep_l2):
     # same init, same batch order (same RandomState stream): the loss curves agree to rounding
+    if engine == "native" and not _native_available():
+        pytest.skip("no C compiler could build the native kernel")
     if not keep_l2:
         monkeypatch.setattr(_mlp_engine, "KEEP_L2_FLOATS", 0)
     rng = np.random.default_rng(2)
     x, y = _two_gaussians(rng, 300, 2, 0.3)  # 600 rows = 3 batches per epoch
     for epochs in (1, 5):
         ref = _sklearn_fit(x, y, 9, (20, 20), max_iter=epochs)
-        fit = train_mlp([FoldData(x, y, x, 9)], hidden=(20, 20), max_epochs=epochs)[0]
+        fit = train_mlp([FoldData(x, y, x, 9)], hidden=(20, 20), max_epochs=epochs, engine=engine)[0]
         assert fit.epochs == epochs
         assert fit.hit_max
         assert abs(fit.final_loss - ref.loss_curve_[-1]) < 1e-6
@@ -199,11 +217,11 @@ def test_first_epochs_match_sklearn_bit_for_bit_up_to_rounding(monkeypatch, keep
 
 
 @pytest.mark.parametrize("hidden", [(8,), (6, 5, 4)])
-def test_custom_hidden_matches_sklearn(hidden):
+def test_custom_hidden_matches_sklearn(hidden, engine):
     rng = np.random.default_rng(8)
     x, y = _two_gaussians(rng, 250, 2, 0.8)
     ref = _sklearn_fit(x, y, 3, hidden, max_iter=60)
-    fit = train_mlp([FoldData(x, y, x, 3)], hidden=hidden, max_epochs=60)[0]
+    fit = train_mlp([FoldData(x, y, x, 3)], hidden=hidden, max_epochs=60, engine=engine)[0]
     assert fit.epochs == ref.n_iter_
     assert abs(fit.final_loss - ref.loss_curve_[-1]) < 1e-5
     np.testing.assert_allclose(fit.test_logits, _sk_logits(ref, x), atol=1e-3)
@@ -212,14 +230,14 @@ def test_custom_hidden_matches_sklearn(hidden):
 # ----------------------------------------------------------------------- the batched engine
 
 
-def test_batched_entries_equal_entries_trained_alone():
+def test_batched_entries_equal_entries_trained_alone(engine):
     rng = np.random.default_rng(4)
     # different sizes (1, 3 and 2 batches per epoch; B = 150 for the first) and seeds
     sets = [_two_gaussians(rng, n, 2, s) for n, s in ((75, 0.0), (228, 0.5), (160, 1.0))]
     folds = [FoldData(x, y, x[:40], seed) for (x, y), seed in zip(sets, (1, 2, 3))]
-    together = train_mlp(folds, hidden=(12, 12), max_epochs=300)
+    together = train_mlp(folds, hidden=(12, 12), max_epochs=300, engine=engine)
     for fold, fit in zip(folds, together):
-        alone = train_mlp([fold], hidden=(12, 12), max_epochs=300)[0]
+        alone = train_mlp([fold], hidden=(12, 12), max_epochs=300, engine=engine)[0]
         assert fit.epochs == alone.epochs
         assert fit.hit_max == alone.hit_max
         np.testing.assert_allclose(fit.test_logits, alone.test_logits, atol=1e-5)
@@ -230,35 +248,35 @@ def test_fused_and_hand_written_adam_train_the_same(monkeypatch):
     rng = np.random.default_rng(6)
     x, y = _two_gaussians(rng, 200, 2, 0.5)
     folds = [FoldData(x, y, x, 5), FoldData(x[::2], y[::2], x, 6)]
-    fused = train_mlp(folds, hidden=(10, 10), max_epochs=40)
+    fused = train_mlp(folds, hidden=(10, 10), max_epochs=40, engine="torch")
     monkeypatch.setattr(_mlp, "USE_FUSED_ADAM", False)
-    plain = train_mlp(folds, hidden=(10, 10), max_epochs=40)
+    plain = train_mlp(folds, hidden=(10, 10), max_epochs=40, engine="torch")
     for a, b in zip(fused, plain):
         assert a.epochs == b.epochs
         np.testing.assert_allclose(a.test_logits, b.test_logits, atol=1e-4)
 
 
-def test_determinism_and_max_epochs_flag():
+def test_determinism_and_max_epochs_flag(engine):
     rng = np.random.default_rng(7)
     x, y = _two_gaussians(rng, 150, 2)
     folds = [FoldData(x, y, x, 13)]
-    a = train_mlp(folds, hidden=(10, 10), max_epochs=4)[0]
-    b = train_mlp(folds, hidden=(10, 10), max_epochs=4)[0]
+    a = train_mlp(folds, hidden=(10, 10), max_epochs=4, engine=engine)[0]
+    b = train_mlp(folds, hidden=(10, 10), max_epochs=4, engine=engine)[0]
     np.testing.assert_array_equal(a.test_logits, b.test_logits)
     assert a.epochs == 4
     assert a.hit_max
-    full = train_mlp(folds, hidden=(10, 10), max_epochs=10000)[0]
+    full = train_mlp(folds, hidden=(10, 10), max_epochs=10000, engine=engine)[0]
     assert 12 <= full.epochs < 10000
     assert not full.hit_max
 
 
-def test_progress_callable_counts_all_epochs():
+def test_progress_callable_counts_all_epochs(engine):
     rng = np.random.default_rng(9)
     x, y = _two_gaussians(rng, 100, 2)
     calls = []
     fits = train_mlp(
         [FoldData(x, y, x, 1), FoldData(x, y, x, 2)], hidden=(5, 5), max_epochs=50,
-        progress=calls.append,
+        progress=calls.append, engine=engine,
     )
     assert sum(calls) == sum(f.epochs for f in fits)
     assert max(calls) == 2
@@ -387,8 +405,8 @@ def test_training_is_single_threaded_and_restores_the_callers_setting():
             rng.normal(size=(20, 2)).astype(np.float32),
             0,
         )
-        train_mlp([fold], hidden=(4,), max_epochs=3, progress=lambda n: seen.append(
-            torch.get_num_threads()))
+        train_mlp([fold], hidden=(4,), max_epochs=3, engine="torch",
+                  progress=lambda n: seen.append(torch.get_num_threads()))
         assert seen
         assert set(seen) == {1}
         assert torch.get_num_threads() == 2
@@ -396,7 +414,7 @@ def test_training_is_single_threaded_and_restores_the_callers_setting():
         torch.set_num_threads(before)
 
 
-def test_an_entry_does_not_depend_on_the_rest_of_the_batch():
+def test_an_entry_does_not_depend_on_the_rest_of_the_batch(engine):
     """Bit-identical results whether an entry trains alone, with its folds, or inside a bigger batch
     of entries with the same minibatch layout (the layout c2st_many groups by).
 
@@ -412,14 +430,14 @@ def test_an_entry_does_not_depend_on_the_rest_of_the_batch():
     sizes = (400, 401, 400, 401, 399)  # 2 or 3 minibatches: a ragged batch, as c2st's folds can be
     a = [entry(i, n) for i, n in enumerate(sizes)]
     b = [entry(100 + i, n) for i, n in enumerate(sizes * 2)]
-    alone = train_mlp(a, hidden=(20, 20), max_epochs=10000)
-    mixed = train_mlp(b[:4] + a + b[4:], hidden=(20, 20), max_epochs=10000)[4:9]
+    alone = train_mlp(a, hidden=(20, 20), max_epochs=10000, engine=engine)
+    mixed = train_mlp(b[:4] + a + b[4:], hidden=(20, 20), max_epochs=10000, engine=engine)[4:9]
     for one, other in zip(alone, mixed):
         assert one.epochs == other.epochs
         np.testing.assert_array_equal(one.test_logits, other.test_logits)
     uniform = [entry(200 + i, 400) for i in range(4)]
-    together = train_mlp(uniform, hidden=(20, 20), max_epochs=10000)
+    together = train_mlp(uniform, hidden=(20, 20), max_epochs=10000, engine=engine)
     for e, fit in zip(uniform[:2], together[:2]):
-        single = train_mlp([e], hidden=(20, 20), max_epochs=10000)[0]
+        single = train_mlp([e], hidden=(20, 20), max_epochs=10000, engine=engine)[0]
         assert single.epochs == fit.epochs
         np.testing.assert_array_equal(single.test_logits, fit.test_logits)

@@ -1,0 +1,261 @@
+"""The compiled CPU engine of the sbibm MLP: one C function runs a whole epoch of one network.
+
+At d = 2 a minibatch step of the recipe is ~270k multiply-adds per network, so an eager framework
+spends most of its time between kernels, and small batched GEMMs run far from the FLOP peak. The
+kernel in ``_native_mlp.c`` does the whole epoch (gather, forward, loss, backward, Adam) in one call
+with register-tiled products and the ReLU fused into them.
+
+It is compiled on first use with the system C compiler (``$CC``, else ``cc``/``gcc``/``clang``) for
+the host CPU and cached in ``$MODELCOMPARE_CACHE_DIR`` (default ``~/.cache/modelcompare``), keyed by
+the source, the flags and the CPU model, so a cluster with mixed CPUs never loads a foreign build.
+When no compiler works, :func:`load_kernel` returns None and training falls back to the batched
+torch engine; ``MODELCOMPARE_NATIVE=0`` forces that fallback.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import _mlp as recipe
+from ._mlp import FoldData, ParamLayout, StoppingRule
+
+__all__ = ["from_padded", "load_kernel", "native_enabled", "padded_size", "to_padded", "train_native"]
+
+SOURCE = Path(__file__).with_name("_native_mlp.c")
+VECTOR = 8  # floats; the kernel pads every row width to a multiple of this
+FLAG_SETS = (
+    ("-O3", "-march=native", "-ffp-contract=fast", "-fno-math-errno"),
+    ("-O3", "-ffp-contract=fast", "-fno-math-errno"),
+)
+
+
+def native_enabled() -> bool:
+    """False when the user set ``MODELCOMPARE_NATIVE=0`` (use the torch engine on the CPU too)."""
+    return os.environ.get("MODELCOMPARE_NATIVE", "1").strip() not in ("0", "false", "no", "off")
+
+
+def _cache_dir() -> Path:
+    env = os.environ.get("MODELCOMPARE_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "modelcompare"
+
+
+def _fallback_cache_dir() -> Path:
+    # used when the cache directory is not writable (read-only home on a cluster node)
+    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return Path(tempfile.gettempdir()) / f"modelcompare-{user}"
+
+
+def _cpu_identity() -> str:
+    # The build is for the host CPU (-march=native): key it by the CPU's model and feature flags.
+    try:
+        with Path("/proc/cpuinfo").open() as fh:
+            wanted = ("model name", "flags", "Features", "CPU part")
+            lines = [ln.strip() for ln in fh if ln.startswith(wanted)]
+        return "\n".join(sorted(set(lines)))
+    except OSError:
+        return f"{platform.machine()} {platform.processor()}"
+
+
+def _compilers() -> list[str]:
+    names = [os.environ.get("CC", ""), "cc", "gcc", "clang"]
+    found = [shutil.which(n) for n in names if n]
+    return list(dict.fromkeys(p for p in found if p))
+
+
+def _compile(compiler: str, flags: Sequence[str], target: Path) -> bool:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # build under a private name, then rename: concurrent workers never load a half-written file
+    fd, tmp = tempfile.mkstemp(suffix=".so", dir=target.parent)
+    os.close(fd)
+    cmd = [compiler, *flags, "-fPIC", "-shared", "-o", tmp, str(SOURCE), "-lm"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, timeout=120, check=False)
+        if done.returncode != 0:
+            return False
+        Path(tmp).replace(target)
+        return True
+    except (OSError, subprocess.SubprocessError):
+        return False
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _bind(lib: ctypes.CDLL) -> ctypes.CDLL:
+    vp, c_long, c_int = ctypes.c_void_p, ctypes.c_long, ctypes.c_int
+    lib.mc_mlp_epoch.argtypes = [
+        vp, vp, c_long, c_int, vp, c_int, vp, vp, vp, vp, c_long, c_int, vp, vp,
+    ]
+    lib.mc_mlp_epoch.restype = c_int
+    lib.mc_param_size.argtypes = [c_int, vp]
+    lib.mc_param_size.restype = c_long
+    return lib
+
+
+@functools.cache
+def _load() -> ctypes.CDLL | None:
+    source = SOURCE.read_bytes()
+    for compiler in _compilers():
+        for flags in FLAG_SETS:
+            key = hashlib.sha256(
+                b"\0".join([source, compiler.encode(), " ".join(flags).encode(),
+                            _cpu_identity().encode()])
+            ).hexdigest()[:20]
+            for cache in (_cache_dir(), _fallback_cache_dir()):
+                target = cache / f"c2st_mlp_{key}.so"
+                try:
+                    if target.exists() or _compile(compiler, flags, target):
+                        return _bind(ctypes.CDLL(str(target)))
+                except OSError:
+                    continue
+    return None
+
+
+def load_kernel(respect_env: bool = True) -> ctypes.CDLL | None:
+    """The compiled kernel, or None when disabled (``MODELCOMPARE_NATIVE=0``, unless
+    ``respect_env`` is False) or when no C compiler could build it."""
+    if respect_env and not native_enabled():
+        return None
+    return _load()
+
+
+# --------------------------------------------------------------------------------------------------
+# The kernel's parameter layout (see mc_param_size in _native_mlp.c)
+# --------------------------------------------------------------------------------------------------
+
+
+def _pad(n: int) -> int:
+    return -(-n // VECTOR) * VECTOR
+
+
+def padded_size(sizes: Sequence[int]) -> int:
+    """Floats in the kernel's flat parameter vector for layer widths ``sizes`` (d, h1, …, 1)."""
+    hidden_layers = sum((sizes[i] + 1) * _pad(sizes[i + 1]) for i in range(len(sizes) - 2))
+    return hidden_layers + _pad(sizes[-2]) + VECTOR
+
+
+def _blocks(sizes: Sequence[int]) -> list[tuple[int, int, int, int]]:
+    """(W offset, b offset, fan_in, fan_out) of every layer in the padded vector."""
+    out, off = [], 0
+    for i in range(len(sizes) - 2):
+        fan_in, fan_out = sizes[i], sizes[i + 1]
+        out.append((off, off + fan_in * _pad(fan_out), fan_in, fan_out))
+        off += (fan_in + 1) * _pad(fan_out)
+    out.append((off, off + _pad(sizes[-2]), sizes[-2], 1))
+    return out
+
+
+def to_padded(layout: ParamLayout, flat: np.ndarray) -> np.ndarray:
+    """Convert a :class:`ParamLayout` vector to the kernel's padded layout (zero padding)."""
+    sizes = layout.sizes
+    out = np.zeros(padded_size(sizes), dtype=np.float32)
+    *hidden, (w_off, b_off, fan_in, _) = _blocks(sizes)
+    *hidden_layers, (w_out, b_out) = layout.unpack(flat)
+    for (w_off_l, b_off_l, fan_in_l, fan_out), (w, b) in zip(hidden, hidden_layers):
+        width = _pad(fan_out)
+        out[w_off_l : w_off_l + fan_in_l * width].reshape(fan_in_l, width)[:, :fan_out] = w
+        out[b_off_l : b_off_l + fan_out] = b
+    out[w_off : w_off + fan_in] = w_out[:, 0]  # the output unit's weights are one padded row
+    out[b_off] = b_out[0]
+    return out
+
+
+def from_padded(layout: ParamLayout, padded: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`to_padded`."""
+    sizes = layout.sizes
+    layers = []
+    *hidden, (w_off, b_off, fan_in, _) = _blocks(sizes)
+    for w_off_l, b_off_l, fan_in_l, fan_out in hidden:
+        width = _pad(fan_out)
+        w = padded[w_off_l : w_off_l + fan_in_l * width].reshape(fan_in_l, width)[:, :fan_out]
+        layers.append((w, padded[b_off_l : b_off_l + fan_out]))
+    layers.append((padded[w_off : w_off + fan_in].reshape(fan_in, 1), padded[b_off : b_off + 1]))
+    return layout.pack(layers)
+
+
+# --------------------------------------------------------------------------------------------------
+# Training
+# --------------------------------------------------------------------------------------------------
+
+
+def train_native(
+    lib: ctypes.CDLL,
+    layout: ParamLayout,
+    folds: Sequence[FoldData],
+    entries: Sequence[Any],
+    init: np.ndarray,
+    max_epochs: int,
+    update: Callable[[int], None] | None,
+) -> tuple[dict[int, np.ndarray], dict[int, float], dict[int, bool]]:
+    """Train every entry to its stopping rule; each epoch runs one kernel call per active entry.
+
+    ``entries`` are the engine's :class:`~modelcompare.c2st._mlp_engine.Entry` objects (RNG
+    stream, shuffles, clocks), ``init`` their initial ParamLayout vectors. ``update`` receives the
+    number of entries that ran after each epoch, as with the torch engine. Returns the final
+    ParamLayout vectors, final losses and whether ``max_epochs`` stopped the entry.
+    """
+    sizes = np.asarray(layout.sizes, dtype=np.int32)
+    hyper = np.array(
+        [recipe.ALPHA, recipe.LEARNING_RATE, recipe.BETA1, recipe.BETA2, recipe.ADAM_EPS],
+        dtype=np.float64,
+    )
+    d, n_layers = int(sizes[0]), len(sizes) - 1
+    states = [_NetState(layout, fold, e, init[e.index]) for fold, e in zip(folds, entries)]
+    rule = StoppingRule(len(states))
+    loss = np.empty(len(states), dtype=np.float64)
+    final_theta: dict[int, np.ndarray] = {}
+    final_loss: dict[int, float] = {}
+    hit_max: dict[int, bool] = {}
+    while states:
+        for j, s in enumerate(states):
+            e = s.entry
+            order = np.ascontiguousarray(e.shuffle(), dtype=np.int64)
+            status = lib.mc_mlp_epoch(
+                s.x.ctypes.data, s.y.ctypes.data, e.n, d, order.ctypes.data, n_layers,
+                sizes.ctypes.data, s.theta.ctypes.data, s.m.ctypes.data, s.v.ctypes.data, e.t,
+                e.batch, hyper.ctypes.data, loss[j:].ctypes.data,
+            )
+            if status != 0:
+                msg = "the compiled MLP kernel could not allocate its workspace."
+                raise MemoryError(msg)
+            e.t += e.n_batches
+            e.epochs += 1
+        stop = rule.update(loss[: len(states)])
+        capped = np.array([s.entry.epochs >= max_epochs for s in states])
+        if update is not None:
+            update(len(states))
+        for j, s in enumerate(states):
+            if stop[j] or capped[j]:
+                final_theta[s.entry.index] = from_padded(layout, s.theta)
+                final_loss[s.entry.index] = float(loss[j])
+                hit_max[s.entry.index] = bool(capped[j] and not stop[j])
+        keep = ~(stop | capped)
+        rule.keep(keep)
+        states = [s for s, kp in zip(states, keep) if kp]
+    return final_theta, final_loss, hit_max
+
+
+class _NetState:
+    """One network's rows, labels and padded parameter and Adam buffers."""
+
+    def __init__(self, layout: ParamLayout, fold: FoldData, entry: Any, init: np.ndarray) -> None:
+        self.entry = entry
+        self.x = np.ascontiguousarray(fold.x_train, dtype=np.float32)
+        self.y = np.ascontiguousarray(fold.y_train, dtype=np.float32)
+        self.theta = to_padded(layout, init)
+        self.m = np.zeros_like(self.theta)
+        self.v = np.zeros_like(self.theta)
