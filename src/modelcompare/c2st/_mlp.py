@@ -19,23 +19,32 @@ solver="adam")`` with ``max_iter`` = ``max_epochs``:
 - epoch loss = Σ_b L_b·|b| / n_train; stop once the loss has failed to improve on the best by more
   than 1e-4 for more than 10 epochs in a row; the last weights are kept.
 
-Implementation notes (CPU and GPU share one code path):
+Two engines train the recipe; both give scikit-learn's trajectory up to float32 rounding:
 
-- All parameters of all entries live in one flat float32 buffer, laid out layer-major so that
-  every weight and bias block is a contiguous ``(E, fan_in, fan_out)`` tensor (torch's batched
-  GEMM then stays on MKL's batched path); Adam is one fused call on the whole buffer (or five
-  in-place ops where torch lacks ``_fused_adam_``) and the L2 term one multiply.
-- Forward and backward are written by hand with ``bmm``/``baddbmm`` into preallocated buffers;
-  layer 0 carries its bias as an extra input row (a ones column in the data), the output layer
-  works on row vectors.
-- Ragged minibatches (entries with different ``n_train``, the smaller last batch) are padded and
-  carry per-row weights 1/|b| (0 for padding), so δ = (p − y)·w gives each entry its own batch
-  mean; entries whose batch counts differ update on their own Adam clocks.
-- Each epoch's minibatches are gathered with one ``index_select``; the probabilities and L2 terms
-  of every step are kept and the epoch loss is evaluated once at the end, in float64. The only
-  host/device synchronisation per epoch is that loss vector, which drives the stopping rule.
-- A finished entry is dropped from every buffer (compaction), so the cost follows the sum of the
-  epochs, not k times the longest fold.
+- **CPU: the compiled kernel** (``_native.py`` / ``_native_mlp.c``). One C call runs a whole epoch
+  of one network (gather, forward, loss, backward, Adam) with register-tiled products and the ReLU
+  fused into them; the arithmetic follows scikit-learn's ``_backprop`` and ``AdamOptimizer`` step
+  by step. The shuffles, the stopping rule and the epoch loop stay in Python (one call per
+  network-epoch). Each network is computed on its own, so an entry's result never depends on the
+  other entries. It is built with the system C compiler on first use and cached.
+- **Accelerators, or no C compiler: the batched torch engine** (``_mlp_engine.py``), which trains
+  all entries as one batched network:
+
+  - All parameters of all entries live in one flat float32 buffer, laid out layer-major so that
+    every weight and bias block is a contiguous ``(E, fan_in, fan_out)`` tensor (torch's batched
+    GEMM then stays on MKL's batched path); Adam is one fused call on the whole buffer (or five
+    in-place ops where torch lacks ``_fused_adam_``) and the L2 term one multiply.
+  - Forward and backward are written by hand with ``bmm``/``baddbmm`` into preallocated buffers;
+    layer 0 carries its bias as an extra input row (a ones column in the data), the output layer
+    works on row vectors.
+  - Ragged minibatches (entries with different ``n_train``, the smaller last batch) are padded and
+    carry per-row weights 1/|b| (0 for padding), so δ = (p − y)·w gives each entry its own batch
+    mean; entries whose batch counts differ update on their own Adam clocks.
+  - Each epoch's minibatches are gathered with one ``index_select``; the probabilities and L2
+    terms of every step are kept and the epoch loss is evaluated once at the end, in float64. The
+    only host/device synchronisation per epoch is that loss vector, which drives the stopping rule.
+  - A finished entry is dropped from every buffer (compaction), so the cost follows the sum of the
+    epochs, not k times the longest fold.
 """
 
 from __future__ import annotations
