@@ -4,10 +4,13 @@ Run from the repository root::
 
     OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
         PYTHONPATH=src python benchmarks/c2st_speed.py [--n 10000] [--dims 2 5 10] [--seed 1]
+        [--engines native torch]
 
 Both run on one CPU core, one after the other, on identical z-scored float32 arrays with the same
 integer seed (so the same KFold split, initial weights and minibatch order). The script prints the
-two wall times, their ratio, and the accuracy and epochs per fold of each.
+two wall times, their ratio, and the accuracy and epochs per fold of each. ``--engines`` picks
+our CPU engines to time against the same scikit-learn run: ``native`` (the compiled kernel, the
+default) and/or ``torch`` (the batched torch engine, via ``MODELCOMPARE_NATIVE=0``).
 """
 
 from __future__ import annotations
@@ -47,9 +50,12 @@ def sbibm_c2st(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[float, list[int
     return float(np.mean(out["test_score"])), [int(e.n_iter_) for e in out["estimator"]]
 
 
-def ours_c2st(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[float, list[int]]:
+def ours_c2st(
+    x: np.ndarray, y: np.ndarray, seed: int, engine: str = "native"
+) -> tuple[float, list[int]]:
     from modelcompare import c2st
 
+    os.environ["MODELCOMPARE_NATIVE"] = "1" if engine == "native" else "0"
     res = c2st(x, y, seed=seed, z_score=False)
     return float(res.accuracy), [int(e) for e in res.epochs]
 
@@ -68,33 +74,35 @@ def main() -> None:
     parser.add_argument("--dims", type=int, nargs="+", default=[2, 5, 10])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--shift", type=float, default=0.0)
+    parser.add_argument("--engines", nargs="+", default=["native"], choices=["native", "torch"])
     args = parser.parse_args()
 
     import torch
 
     torch.set_num_threads(1)
     print(f"n = {args.n} vs {args.n}, seed {args.seed}, shift {args.shift}, one thread")
-    print("| d | sklearn s | ours s | ratio | ratio per epoch | sklearn acc | ours acc "
+    print("| d | engine | sklearn s | ours s | ratio | ratio per epoch | sklearn acc | ours acc "
           "| sklearn epochs | ours epochs |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for d in args.dims:
         x, y = zscored_gaussians(args.n, d, args.seed, args.shift)
-        ours_c2st(x[:50], y[:50], args.seed)  # warm-up (imports, first-call dispatch)
+        for engine in args.engines:  # warm-up (imports, first-call dispatch, kernel build)
+            ours_c2st(x[:50], y[:50], args.seed, engine)
         t0 = time.perf_counter()
         acc_ref, ep_ref = sbibm_c2st(x, y, args.seed)
         t_ref = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        acc, ep = ours_c2st(x, y, args.seed)
-        t_ours = time.perf_counter() - t0
-        # epochs differ between the two runs after rounding drifts apart (d >= 5), so also
-        # report the ratio of the time per fold-epoch
-        per_epoch = (t_ref / sum(ep_ref)) / (t_ours / sum(ep))
-        print(
-            f"| {d} | {t_ref:.2f} | {t_ours:.2f} | {t_ref / t_ours:.1f}x | {per_epoch:.1f}x | "
-            f"{acc_ref:.4f} | {acc:.4f} | {ep_ref} | {ep} |",
-            flush=True,
-        )
-
+        for engine in args.engines:
+            t0 = time.perf_counter()
+            acc, ep = ours_c2st(x, y, args.seed, engine)
+            t_ours = time.perf_counter() - t0
+            # epochs differ between the two runs after rounding drifts apart (d >= 5), so also
+            # report the ratio of the time per fold-epoch
+            per_epoch = (t_ref / sum(ep_ref)) / (t_ours / sum(ep))
+            print(
+                f"| {d} | {engine} | {t_ref:.2f} | {t_ours:.2f} | {t_ref / t_ours:.1f}x | "
+                f"{per_epoch:.1f}x | {acc_ref:.4f} | {acc:.4f} | {ep_ref} | {ep} |",
+                flush=True,
+            )
 
 if __name__ == "__main__":
     main()
