@@ -143,3 +143,28 @@ def test_engine_option_is_validated(kernel):
     x, y = _data(5, 40, 2)
     with pytest.raises(ValueError, match="engine"):
         train_mlp([FoldData(x, y, x, 1)], hidden=(4,), max_epochs=2, engine="fast")
+
+
+def test_the_smoke_test_rejects_a_wrong_or_frozen_kernel(kernel):
+    assert _native._works(kernel)
+
+    class WrongLoss:
+        def mc_mlp_epoch(self, *args):
+            ctypes.c_double.from_address(args[-1]).value = 0.123
+            return 0
+
+    assert not _native._works(WrongLoss())
+
+    class NeverLearns:  # right loss, but the learning rate is ignored
+        def mc_mlp_epoch(self, *args):
+            hyper = np.ctypeslib.as_array((ctypes.c_double * 5).from_address(args[-2])).copy()
+            hyper[1] = 0.0
+            args = (*args[:-2], hyper.ctypes.data, args[-1])
+            return kernel.mc_mlp_epoch(*args)
+
+    assert not _native._works(NeverLearns())
+
+
+def test_a_build_that_fails_its_smoke_test_is_not_used(fresh_loader, monkeypatch):
+    monkeypatch.setattr(_native, "_works", lambda lib: False)
+    assert _native.load_kernel() is None

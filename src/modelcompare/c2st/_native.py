@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from . import _mlp as recipe
-from ._mlp import FoldData, ParamLayout, StoppingRule
+from ._mlp import FoldData, ParamLayout, StoppingRule, forward_logits, glorot_init
 
 __all__ = ["from_padded", "load_kernel", "native_enabled", "padded_size", "to_padded", "train_native"]
 
@@ -74,7 +74,8 @@ def _cpu_identity() -> str:
 def _compilers() -> list[str]:
     names = [os.environ.get("CC", ""), "cc", "gcc", "clang"]
     found = [shutil.which(n) for n in names if n]
-    return list(dict.fromkeys(p for p in found if p))
+    # cc is often a link to gcc: try each real compiler once
+    return list(dict.fromkeys(str(Path(p).resolve()) for p in found if p))
 
 
 def _compile(compiler: str, flags: Sequence[str], target: Path) -> bool:
@@ -119,10 +120,60 @@ def _load() -> ctypes.CDLL | None:
                 target = cache / f"c2st_mlp_{key}.so"
                 try:
                     if target.exists() or _compile(compiler, flags, target):
-                        return _bind(ctypes.CDLL(str(target)))
+                        lib = _bind(ctypes.CDLL(str(target)))
+                        if _works(lib):
+                            return lib
+                        break  # a miscompiled build: try the next flags / compiler
                 except OSError:
                     continue
     return None
+
+
+def _works(lib: ctypes.CDLL) -> bool:
+    """Smoke test of a fresh build, so that a miscompiled kernel is never used.
+
+    On 37 rows (one ragged minibatch) of a 3 → 5 → 4 → 1 network: with a zero learning rate the
+    epoch loss must equal the numpy loss at the initial weights and the weights must not move;
+    with the recipe's rate, 40 epochs on separable data must lower the loss.
+    """
+    layout = ParamLayout((3, 5, 4, 1))
+    rs = np.random.RandomState(0)
+    layers = glorot_init(rs, layout.sizes)
+    x = rs.standard_normal((37, 3)).astype(np.float32)
+    y = (x[:, 0] + 0.5 * x[:, 1] > 0).astype(np.float32)
+    p = 1.0 / (1.0 + np.exp(-forward_logits(layers, x).astype(np.float64)))
+    p = np.clip(p, recipe.EPS32, 1.0 - recipe.EPS32)
+    bce = -np.mean(np.where(y > 0.5, np.log(p), np.log1p(-p)))
+    l2 = 0.5 * recipe.ALPHA * sum(float(np.sum(w.astype(np.float64) ** 2)) for w, _ in layers)
+    expected = bce + l2 / len(x)
+
+    sizes = np.asarray(layout.sizes, dtype=np.int32)
+    order = np.arange(len(x), dtype=np.int64)
+    loss = np.empty(1, dtype=np.float64)
+
+    def run(lr: float, epochs: int) -> tuple[np.ndarray, list[float]]:
+        hyper = np.array([recipe.ALPHA, lr, recipe.BETA1, recipe.BETA2, recipe.ADAM_EPS])
+        theta = to_padded(layout, layout.pack(layers))
+        m, v = np.zeros_like(theta), np.zeros_like(theta)
+        losses = []
+        for epoch in range(epochs):
+            status = lib.mc_mlp_epoch(
+                x.ctypes.data, y.ctypes.data, len(x), 3, order.ctypes.data, 3, sizes.ctypes.data,
+                theta.ctypes.data, m.ctypes.data, v.ctypes.data, epoch, 64, hyper.ctypes.data,
+                loss.ctypes.data,
+            )
+            if status != 0:
+                return theta, [np.nan]
+            losses.append(float(loss[0]))
+        return theta, losses
+
+    frozen, first = run(0.0, 1)
+    if not abs(first[0] - expected) <= 1e-5 * max(1.0, expected):
+        return False
+    if not np.array_equal(frozen, to_padded(layout, layout.pack(layers))):
+        return False
+    _, curve = run(recipe.LEARNING_RATE * 10, 40)
+    return bool(np.all(np.isfinite(curve)) and curve[-1] < 0.9 * curve[0])
 
 
 def load_kernel(respect_env: bool = True) -> ctypes.CDLL | None:
