@@ -263,7 +263,7 @@ def c2st(
     device : {"cpu", "cuda", "mps", "gpu", "auto"} or torch.device
         Where the MLP trains. ``"auto"`` tries cuda, then mps, then the CPU; ``"gpu"`` requires an
         accelerator. Ignored by the logistic classifier. On the CPU a compiled kernel trains the
-        folds (built with the system C compiler on first use, a second or so, then cached; see
+        folds (built with the system C compiler on first use, a second or two, then cached; see
         Notes); without a compiler, or with ``MODELCOMPARE_NATIVE=0``, the batched torch engine
         does. The two agree up to float32 rounding, so a seed reproduces a run bit for bit on the
         same engine and machine.
