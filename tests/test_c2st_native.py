@@ -168,3 +168,22 @@ def test_the_smoke_test_rejects_a_wrong_or_frozen_kernel(kernel):
 def test_a_build_that_fails_its_smoke_test_is_not_used(fresh_loader, monkeypatch):
     monkeypatch.setattr(_native, "_works", lambda lib: False)
     assert _native.load_kernel() is None
+
+
+def test_an_unusable_cache_folder_falls_back_to_the_temp_folder(fresh_loader, monkeypatch):
+    blocker = fresh_loader / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("MODELCOMPARE_CACHE_DIR", str(blocker / "cache"))  # mkdir fails
+    if _native.load_kernel() is None:
+        pytest.skip("no C compiler could build the native kernel")
+    assert len(list((fresh_loader / "fallback").glob("c2st_mlp_*.so"))) == 1
+
+
+def test_a_corrupt_cached_build_is_replaced_from_the_temp_folder(fresh_loader):
+    if _native.load_kernel() is None:
+        pytest.skip("no C compiler could build the native kernel")
+    (built,) = (fresh_loader / "cache").glob("c2st_mlp_*.so")
+    built.write_bytes(b"not a shared object")
+    _native._load.cache_clear()
+    assert isinstance(_native.load_kernel(), ctypes.CDLL)
+    assert len(list((fresh_loader / "fallback").glob("c2st_mlp_*.so"))) == 1

@@ -79,7 +79,7 @@ def _compilers() -> list[str]:
 
 
 def _compile(compiler: str, flags: Sequence[str], target: Path) -> bool:
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """Build the kernel into ``target``; False when the compiler fails (OSError: unwritable)."""
     # build under a private name, then rename: concurrent workers never load a half-written file
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=target.parent)
     os.close(fd)
@@ -90,7 +90,7 @@ def _compile(compiler: str, flags: Sequence[str], target: Path) -> bool:
             return False
         Path(tmp).replace(target)
         return True
-    except (OSError, subprocess.SubprocessError):
+    except subprocess.SubprocessError:
         return False
     finally:
         Path(tmp).unlink(missing_ok=True)
@@ -112,20 +112,27 @@ def _load() -> ctypes.CDLL | None:
     source = SOURCE.read_bytes()
     for compiler in _compilers():
         for flags in FLAG_SETS:
-            key = hashlib.sha256(
-                b"\0".join([source, compiler.encode(), " ".join(flags).encode(),
-                            _cpu_identity().encode()])
-            ).hexdigest()[:20]
-            for cache in (_cache_dir(), _fallback_cache_dir()):
-                target = cache / f"c2st_mlp_{key}.so"
-                try:
-                    if target.exists() or _compile(compiler, flags, target):
-                        lib = _bind(ctypes.CDLL(str(target)))
-                        if _works(lib):
-                            return lib
-                        break  # a miscompiled build: try the next flags / compiler
-                except OSError:
-                    continue
+            lib = _build_or_load(source, compiler, flags)
+            if lib is not None:
+                return lib
+    return None
+
+
+def _build_or_load(source: bytes, compiler: str, flags: Sequence[str]) -> ctypes.CDLL | None:
+    """The cached build for (source, compiler, flags, CPU), built first if needed and smoke-tested."""
+    parts = [source, compiler.encode(), " ".join(flags).encode(), _cpu_identity().encode()]
+    key = hashlib.sha256(b"\0".join(parts)).hexdigest()[:20]
+    for cache in (_cache_dir(), _fallback_cache_dir()):
+        target = cache / f"c2st_mlp_{key}.so"
+        try:
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if not _compile(compiler, flags, target):
+                    return None  # the compiler refuses these flags: another folder won't help
+            lib = _bind(ctypes.CDLL(str(target)))
+        except OSError:
+            continue  # an unwritable folder or an unloadable file: try the next folder
+        return lib if _works(lib) else None
     return None
 
 
