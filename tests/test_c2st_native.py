@@ -183,7 +183,10 @@ def test_a_corrupt_cached_build_is_replaced_from_the_temp_folder(fresh_loader):
     if _native.load_kernel() is None:
         pytest.skip("no C compiler could build the native kernel")
     (built,) = (fresh_loader / "cache").glob("c2st_mlp_*.so")
-    built.write_bytes(b"not a shared object")
+    # a new file under the old name (never rewrite a loaded shared object in place)
+    garbage = built.with_suffix(".tmp")
+    garbage.write_bytes(b"not a shared object")
+    garbage.replace(built)
     _native._load.cache_clear()
     assert isinstance(_native.load_kernel(), ctypes.CDLL)
     assert len(list((fresh_loader / "fallback").glob("c2st_mlp_*.so"))) == 1
