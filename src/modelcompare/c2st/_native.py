@@ -118,12 +118,18 @@ def _load() -> ctypes.CDLL | None:
     return None
 
 
+def build_name(source: bytes, compiler: str, flags: Sequence[str]) -> str:
+    """File name of the build for this source, compiler, flags and host CPU."""
+    parts = [source, compiler.encode(), " ".join(flags).encode(), _cpu_identity().encode()]
+    digest = hashlib.sha256(b"\0".join(parts)).hexdigest()[:20]
+    return f"c2st_mlp_{digest}.so"
+
+
 def _build_or_load(source: bytes, compiler: str, flags: Sequence[str]) -> ctypes.CDLL | None:
     """The cached build for (source, compiler, flags, CPU), built first if needed and smoke-tested."""
-    parts = [source, compiler.encode(), " ".join(flags).encode(), _cpu_identity().encode()]
-    key = hashlib.sha256(b"\0".join(parts)).hexdigest()[:20]
+    name = build_name(source, compiler, flags)
     for cache in (_cache_dir(), _fallback_cache_dir()):
-        target = cache / f"c2st_mlp_{key}.so"
+        target = cache / name
         try:
             if not target.exists():
                 target.parent.mkdir(parents=True, exist_ok=True)
