@@ -180,11 +180,11 @@ def c2st_many(
         pair's stable key (see Notes).
     n_jobs : int or None
         joblib workers. ``None`` means one process, unless a ``joblib.parallel_config`` context
-        (e.g. ``backend="dask"``) says otherwise. The batched networks (one per width group, or
-        per ``batch_size`` pairs) are the parallel tasks; logistic fits are split evenly. Results
-        do not depend on ``n_jobs`` or the backend.
+        (e.g. ``backend="dask"``) says otherwise. The training groups (one per width group, or
+        per ``batch_size`` pairs; one batched network each with the torch engine) are the parallel
+        tasks; logistic fits are split evenly. Results do not depend on ``n_jobs`` or the backend.
     batch_size : int or None
-        MLP only: at most this many pairs per batched network (None: all pairs of a width). Smaller
+        MLP only: at most this many pairs per training group (None: all pairs of a width). Smaller
         batches give workers more, smaller tasks; ``batch_size=1`` reproduces :func:`c2st` bit for
         bit (see Notes). Which pairs share a network is fixed by ``batch_size`` and the order of
         ``pairs``, never by ``n_jobs``.

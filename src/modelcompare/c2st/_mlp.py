@@ -1,8 +1,9 @@
-"""sbibm's MLP (scikit-learn's ``MLPClassifier`` recipe) trained on torch, many networks batched.
+"""sbibm's MLP (scikit-learn's ``MLPClassifier`` recipe): many networks trained together.
 
 Every entry of ``folds`` is one network with its own training rows, seed, Adam clock and stopping
-counter; all entries share the input width and the hidden widths and are trained as **one** batched
-network (the folds of one comparison, or of many comparisons at once).
+counter; all entries share the input width and the hidden widths and are trained in one call (the
+folds of one comparison, or of many comparisons at once): by the compiled kernel on the CPU, as
+**one** batched torch network elsewhere (see below).
 
 The recipe (C2ST spec §2, steps 6–14) is scikit-learn 1.9's ``MLPClassifier(activation="relu",
 solver="adam")`` with ``max_iter`` = ``max_epochs``:
