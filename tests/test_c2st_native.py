@@ -183,9 +183,28 @@ def test_a_corrupt_cached_build_is_replaced_from_the_temp_folder(fresh_loader):
     compilers = _native._compilers()
     if not compilers:
         pytest.skip("no C compiler")
-    name = _native.build_name(_native.SOURCE.read_bytes(), compilers[0], _native.FLAG_SETS[0])
+    name = _native.build_name(_native.SOURCE.read_bytes(), compilers[0], _native.flag_sets()[0])
     (fresh_loader / "cache").mkdir()
     (fresh_loader / "cache" / name).write_bytes(b"not a shared object")
     if _native.load_kernel() is None:
         pytest.skip("no C compiler could build the native kernel")
     assert (fresh_loader / "fallback" / name).exists()
+
+
+@pytest.mark.parametrize(
+    ("machine", "cpu_flags", "fallback"),
+    [
+        ("x86_64", "flags : sse2 avx avx2 fma", ("-mavx2", "-mfma")),
+        ("x86_64", "flags : sse2 avx", None),  # plain SSE2 code: the torch engine is faster
+        ("aarch64", "Features : fp asimd", ()),  # NEON and FMA are baseline
+    ],
+)
+def test_flag_sets_never_fall_back_to_slow_x86_code(monkeypatch, machine, cpu_flags, fallback):
+    monkeypatch.setattr(_native.platform, "machine", lambda: machine)
+    monkeypatch.setattr(_native, "_cpu_identity", lambda: cpu_flags)
+    sets = _native.flag_sets()
+    assert sets[0] == (*_native.COMMON_FLAGS, "-march=native")
+    if fallback is None:
+        assert len(sets) == 1
+    else:
+        assert sets[1:] == [(*_native.COMMON_FLAGS, *fallback)]
