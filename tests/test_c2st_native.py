@@ -208,3 +208,13 @@ def test_flag_sets_never_fall_back_to_slow_x86_code(monkeypatch, machine, cpu_fl
         assert len(sets) == 1
     else:
         assert sets[1:] == [(*_native.COMMON_FLAGS, *fallback)]
+
+
+def test_networks_deeper_than_the_kernel_takes_use_the_torch_engine(kernel, monkeypatch):
+    monkeypatch.setattr(_native, "MAX_LAYERS", 2)
+    x, y = _data(6, 60, 2)
+    folds = [FoldData(x, y, x[:10], 1)]
+    fit = train_mlp(folds, hidden=(4, 4), max_epochs=3)[0]  # 3 layers: torch engine
+    assert fit.epochs == 3
+    with pytest.raises(ValueError, match="at most 2 layers"):
+        train_mlp(folds, hidden=(4, 4), max_epochs=3, engine="native")

@@ -311,8 +311,8 @@ def train_mlp(
         "the MLP classifier of c2st",
         hint="Or use classifier='logistic', which needs no torch.",
     )
+    from . import _native
     from ._mlp_engine import Entry, run_batched
-    from ._native import train_native
 
     dev = resolve_device(device, torch)
     kernel = _choose_kernel(engine, dev)
@@ -334,9 +334,14 @@ def train_mlp(
     final_theta: dict[int, np.ndarray] = {}
     final_loss: dict[int, float] = {}
     hit_max: dict[int, bool] = {}
+    if kernel is not None and len(layout.sizes) - 1 > _native.MAX_LAYERS:
+        if engine == "native":
+            msg = f"`engine` 'native' takes at most {_native.MAX_LAYERS} layers; use 'torch'."
+            raise ValueError(msg)
+        kernel = None
     if kernel is not None:
         try:
-            final_theta, final_loss, hit_max = train_native(
+            final_theta, final_loss, hit_max = _native.train_native(
                 kernel, layout, folds, entries, init, max_epochs, update
             )
         finally:

@@ -35,6 +35,7 @@ __all__ = ["from_padded", "load_kernel", "native_enabled", "padded_size", "to_pa
 
 SOURCE = Path(__file__).with_name("_native_mlp.c")
 VECTOR = 8  # floats; the kernel pads every row width to a multiple of this
+MAX_LAYERS = 64  # weight layers the kernel takes (MAX_LAYERS in _native_mlp.c)
 COMMON_FLAGS = ("-O3", "-ffp-contract=fast", "-fno-math-errno")
 X86 = ("x86_64", "amd64", "i386", "i686")
 
@@ -308,8 +309,8 @@ def train_native(
                 sizes.ctypes.data, s.theta.ctypes.data, s.m.ctypes.data, s.v.ctypes.data, e.t,
                 e.batch, hyper.ctypes.data, loss[j:].ctypes.data,
             )
-            if status != 0:
-                msg = "the compiled MLP kernel could not allocate its workspace."
+            if status != 0:  # train_mlp checked the depth, so only malloc can fail here
+                msg = "the compiled MLP kernel could not allocate its workspace (out of memory)."
                 raise MemoryError(msg)
             e.t += e.n_batches
             e.epochs += 1
