@@ -158,6 +158,34 @@ def _build_or_load(source: bytes, compiler: str, flags: Sequence[str]) -> ctypes
     return None
 
 
+def _hyper(lr: float) -> np.ndarray:
+    """The kernel's ``hyper`` vector: (alpha, learning rate, beta1, beta2, eps)."""
+    return np.array([recipe.ALPHA, lr, recipe.BETA1, recipe.BETA2, recipe.ADAM_EPS])
+
+
+def _run_epoch(
+    lib: Any,
+    x: np.ndarray,
+    y: np.ndarray,
+    order: np.ndarray,
+    sizes: np.ndarray,
+    theta: np.ndarray,
+    m: np.ndarray,
+    v: np.ndarray,
+    t0: int,
+    batch: int,
+    hyper: np.ndarray,
+    loss: np.ndarray,
+) -> int:
+    """One ``mc_mlp_epoch`` call on contiguous arrays (float32 x, y, θ, m, v; int64 order; int32
+    sizes; float64 hyper); the epoch loss lands in ``loss[0]``. Returns the kernel's status."""
+    return lib.mc_mlp_epoch(
+        x.ctypes.data, y.ctypes.data, len(x), x.shape[1], order.ctypes.data, len(sizes) - 1,
+        sizes.ctypes.data, theta.ctypes.data, m.ctypes.data, v.ctypes.data, t0, batch,
+        hyper.ctypes.data, loss.ctypes.data,
+    )
+
+
 def _works(lib: ctypes.CDLL) -> bool:
     """Smoke test of a fresh build, so that a miscompiled kernel is never used.
 
@@ -181,16 +209,12 @@ def _works(lib: ctypes.CDLL) -> bool:
     loss = np.empty(1, dtype=np.float64)
 
     def run(lr: float, epochs: int) -> tuple[np.ndarray, list[float]]:
-        hyper = np.array([recipe.ALPHA, lr, recipe.BETA1, recipe.BETA2, recipe.ADAM_EPS])
+        hyper = _hyper(lr)
         theta = to_padded(layout, layout.pack(layers))
         m, v = np.zeros_like(theta), np.zeros_like(theta)
         losses = []
         for epoch in range(epochs):
-            status = lib.mc_mlp_epoch(
-                x.ctypes.data, y.ctypes.data, len(x), 3, order.ctypes.data, 3, sizes.ctypes.data,
-                theta.ctypes.data, m.ctypes.data, v.ctypes.data, epoch, 64, hyper.ctypes.data,
-                loss.ctypes.data,
-            )
+            status = _run_epoch(lib, x, y, order, sizes, theta, m, v, epoch, 64, hyper, loss)
             if status != 0:
                 return theta, [np.nan]
             losses.append(float(loss[0]))
@@ -289,11 +313,7 @@ def train_native(
     ParamLayout vectors, final losses and whether ``max_epochs`` stopped the entry.
     """
     sizes = np.asarray(layout.sizes, dtype=np.int32)
-    hyper = np.array(
-        [recipe.ALPHA, recipe.LEARNING_RATE, recipe.BETA1, recipe.BETA2, recipe.ADAM_EPS],
-        dtype=np.float64,
-    )
-    d, n_layers = int(sizes[0]), len(sizes) - 1
+    hyper = _hyper(recipe.LEARNING_RATE)
     states = [_NetState(layout, fold, e, init[e.index]) for fold, e in zip(folds, entries)]
     rule = StoppingRule(len(states))
     loss = np.empty(len(states), dtype=np.float64)
@@ -304,10 +324,8 @@ def train_native(
         for j, s in enumerate(states):
             e = s.entry
             order = np.ascontiguousarray(e.shuffle(), dtype=np.int64)
-            status = lib.mc_mlp_epoch(
-                s.x.ctypes.data, s.y.ctypes.data, e.n, d, order.ctypes.data, n_layers,
-                sizes.ctypes.data, s.theta.ctypes.data, s.m.ctypes.data, s.v.ctypes.data, e.t,
-                e.batch, hyper.ctypes.data, loss[j:].ctypes.data,
+            status = _run_epoch(
+                lib, s.x, s.y, order, sizes, s.theta, s.m, s.v, e.t, e.batch, hyper, loss[j:]
             )
             if status != 0:  # train_mlp checked the depth, so only malloc can fail here
                 msg = "the compiled MLP kernel could not allocate its workspace (out of memory)."
