@@ -79,8 +79,11 @@ def main() -> None:
             acc_ours.append(a_ours)
             ep_ref.extend(e_ref)
             ep_ours.extend(e_ours)
-            print(f"{case} n={n} seed={seed}: sklearn {a_ref:.4f} {e_ref}  ours {a_ours:.4f} "
-                  f"{e_ours}", flush=True)
+            print(
+                f"{case} n={n} seed={seed}: sklearn {a_ref:.4f} {e_ref}  ours {a_ours:.4f} "
+                f"{e_ours}",
+                flush=True,
+            )
         acc_ref, acc_ours = np.array(acc_ref), np.array(acc_ours)
         ep_ref, ep_ours = np.array(ep_ref), np.array(ep_ours)
         m_r, s_r = mean_se(acc_ref)
@@ -98,8 +101,10 @@ def main() -> None:
             f"{same:.0%} | {'pass' if acc_ok and ep_ok else 'FAIL'} | {t_ref / t_ours:.1f}x |"
         )
     print()
-    print("| case | n per set | seeds | sklearn acc | ours acc | paired diff | sklearn epochs/fold "
-          "| ours epochs/fold | same epochs | verdict | time ratio |")
+    print(
+        "| case | n per set | seeds | sklearn acc | ours acc | paired diff | sklearn epochs/fold "
+        "| ours epochs/fold | same epochs | verdict | time ratio |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
 

@@ -63,8 +63,11 @@ def main() -> None:
     for dev in ("cpu", "cuda"):
         t0 = time.perf_counter()
         c2st_many(pairs, seed=0, device=dev)
-        print(f"c2st_many, {args.pairs} pairs of 1000 vs 1000, d = 2, {dev}: "
-              f"{time.perf_counter() - t0:.1f} s", flush=True)
+        print(
+            f"c2st_many, {args.pairs} pairs of 1000 vs 1000, d = 2, {dev}: "
+            f"{time.perf_counter() - t0:.1f} s",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -44,7 +44,9 @@ def main() -> None:
                 res = c2st(x, y, classifier=classifier, seed=t)
                 ours.append(res.pvalue)
                 correct = round(res.accuracy * 2 * args.m)
-                naive.append(stats.binomtest(correct, 2 * args.m, 0.5, alternative="greater").pvalue)
+                naive.append(
+                    stats.binomtest(correct, 2 * args.m, 0.5, alternative="greater").pvalue
+                )
             ours_a, naive_a = np.array(ours), np.array(naive)
             elapsed = time.perf_counter() - started
             print(f"{classifier}, d={d}, m={args.m}, {args.trials} trials ({elapsed:.0f} s)")

@@ -81,8 +81,10 @@ def main() -> None:
 
     torch.set_num_threads(1)
     print(f"n = {args.n} vs {args.n}, seed {args.seed}, shift {args.shift}, one thread")
-    print("| d | engine | sklearn s | ours s | ratio | ratio per epoch | sklearn acc | ours acc "
-          "| sklearn epochs | ours epochs |")
+    print(
+        "| d | engine | sklearn s | ours s | ratio | ratio per epoch | sklearn acc | ours acc "
+        "| sklearn epochs | ours epochs |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for d in args.dims:
         x, y = zscored_gaussians(args.n, d, args.seed, args.shift)
@@ -103,6 +105,7 @@ def main() -> None:
                 f"{per_epoch:.1f}x | {acc_ref:.4f} | {acc:.4f} | {ep_ref} | {ep} |",
                 flush=True,
             )
+
 
 if __name__ == "__main__":
     main()

@@ -30,8 +30,9 @@ from modelcompare import granularity, stair_distribution
 
 
 # ---------------------------------------------------------------------- reference formulation
-def _ref_test(p_bins: list[float], counts: list[int], eps: float, delta: float,
-              rng: np.random.Generator) -> bool:
+def _ref_test(
+    p_bins: list[float], counts: list[int], eps: float, delta: float, rng: np.random.Generator
+) -> bool:
     n_batches = math.floor(math.log2(1 / delta))
     labels = [j for j, c in enumerate(counts) for _ in range(c)]
     rng.shuffle(labels)
@@ -142,31 +143,46 @@ def main() -> None:
     x = p.sample(m, seed=0)
     idx = p.index_of(x).tolist()
     labels = p.stair_labels
-    t_ref, dec_ref = _best(lambda: reference_granularity(
-        None, lambda i: int(labels[i]), list(p.stair_probs), list(p.stair_masses), idx), 1)
+    t_ref, dec_ref = _best(
+        lambda: reference_granularity(
+            None, lambda i: int(labels[i]), list(p.stair_probs), list(p.stair_masses), idx
+        ),
+        1,
+    )
     t_ours, res = _best(lambda: granularity(p, x, seed=0), args.repeats)
     t_samp, _ = _best(lambda: p.sample(m, seed=1), 1)
-    print(f"6^6, m={m}: reference {t_ref:.3f} s, ours {t_ours:.3f} s, ratio {t_ref / t_ours:.1f}x"
-          f" (sampling m rows: {t_samp:.3f} s)")
+    print(
+        f"6^6, m={m}: reference {t_ref:.3f} s, ours {t_ours:.3f} s, ratio {t_ref / t_ours:.1f}x"
+        f" (sampling m rows: {t_samp:.3f} s)"
+    )
     print(f"  decisions reference {dec_ref}, ours {res.rejects.tolist()}")
 
     # 2. 20^20, sort layout
     big = stair_distribution(20, 20, 2, 3.0, layout="sort")
     t_samp, y = _best(lambda: big.sample(m, seed=0), 1)
     tuples = list(map(tuple, y.tolist()))
-    t_ref2, dec_ref2 = _best(lambda: reference_granularity(
-        None, _sort_stair_py(20), list(big.stair_probs), list(big.stair_masses), tuples), 1)
+    t_ref2, dec_ref2 = _best(
+        lambda: reference_granularity(
+            None, _sort_stair_py(20), list(big.stair_probs), list(big.stair_masses), tuples
+        ),
+        1,
+    )
     t_ours2, res2 = _best(lambda: granularity(big, y, seed=0), args.repeats)
-    t_split, _ = _best(lambda: granularity(big, y, seed=0, split=True, mode="cantelli"),
-                       args.repeats)
+    t_split, _ = _best(
+        lambda: granularity(big, y, seed=0, split=True, mode="cantelli"), args.repeats
+    )
     tracemalloc.start()
     granularity(big, y, seed=0)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    print(f"20^20, m={m}: reference {t_ref2:.3f} s, ours {t_ours2:.3f} s, ratio "
-          f"{t_ref2 / t_ours2:.1f}x; ours split=True {t_split:.3f} s; sampling {t_samp:.3f} s")
-    print(f"  peak traced memory of ours {peak / 2**20:.0f} MiB for an input of "
-          f"{y.nbytes / 2**20:.0f} MiB ({peak / m:.0f} bytes per sample)")
+    print(
+        f"20^20, m={m}: reference {t_ref2:.3f} s, ours {t_ours2:.3f} s, ratio "
+        f"{t_ref2 / t_ours2:.1f}x; ours split=True {t_split:.3f} s; sampling {t_samp:.3f} s"
+    )
+    print(
+        f"  peak traced memory of ours {peak / 2**20:.0f} MiB for an input of "
+        f"{y.nbytes / 2**20:.0f} MiB ({peak / m:.0f} bytes per sample)"
+    )
     print(f"  decisions reference {dec_ref2}, ours {res2.rejects.tolist()}")
 
 

@@ -58,8 +58,9 @@ def _ci(values: np.ndarray, rng: np.random.Generator) -> tuple[float, float]:
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
-def run(m: int, trials: int, epsilon: float, *, split: bool = False, mode: str = "paper",
-        seed: int = 0) -> dict[str, np.ndarray]:
+def run(
+    m: int, trials: int, epsilon: float, *, split: bool = False, mode: str = "paper", seed: int = 0
+) -> dict[str, np.ndarray]:
     p = stair_distribution(6, 6, 3, 2.0)
     models = [perturb(p, l1=e, seed=3) for e in L1S]
     rng = np.random.default_rng(seed)
@@ -71,8 +72,9 @@ def run(m: int, trials: int, epsilon: float, *, split: bool = False, mode: str =
         for i, q in enumerate(models):
             child = rng.spawn(1)[0]
             x = q.sample(m, seed=child)
-            res = granularity(p, x, epsilon=epsilon, split=split, mode=mode, seed=child,
-                              n_resamples=199)
+            res = granularity(
+                p, x, epsilon=epsilon, split=split, mode=mode, seed=child, n_resamples=199
+            )
             tv_star[t, i] = res.tv
             reject[t, i] = res.rejects
             score[t, i] = res.max_accepted_k
@@ -81,24 +83,42 @@ def run(m: int, trials: int, epsilon: float, *, split: bool = False, mode: str =
                 tv_rand[t, i, j] = 0.5 * np.abs(b.p_binned - b.counts(x) / m).sum()
     tau_star = np.array([[_tau(tv_star[t, :, j]) for j in range(len(KS))] for t in range(trials)])
     tau_rand = np.array([[_tau(tv_rand[t, :, j]) for j in range(len(KS))] for t in range(trials)])
-    return {"tau_star": tau_star, "tau_rand": tau_rand, "tv_star": tv_star, "tv_rand": tv_rand,
-            "reject": reject, "score": score, "models": models, "p": p}
+    return {
+        "tau_star": tau_star,
+        "tau_rand": tau_rand,
+        "tv_star": tv_star,
+        "tv_rand": tv_rand,
+        "reject": reject,
+        "score": score,
+        "models": models,
+        "p": p,
+    }
 
 
 def _row(name: str, vals: Any, fmt: str = "{:.3f}") -> str:
     return f"| {name} | " + " | ".join(fmt.format(v) for v in vals) + " |"
 
 
-def report(title: str, out: dict[str, np.ndarray], spec: dict[str, list[float]] | None,
-           rng: np.random.Generator) -> str:
+def report(
+    title: str,
+    out: dict[str, np.ndarray],
+    spec: dict[str, list[float]] | None,
+    rng: np.random.Generator,
+) -> str:
     head = "| | " + " | ".join(f"k = {k}" for k in KS) + " |\n|---|" + "---|" * len(KS)
     lines = [f"#### {title}", "", "Kendall τ (mean over trials; 90 % bootstrap CI):", "", head]
     for key, name in (("tau_star", "B*_k"), ("tau_rand", "random")):
         vals = out[key]
         cis = [_ci(vals[:, j], rng) for j in range(len(KS))]
-        lines.append("| " + name + " | " + " | ".join(
-            f"{vals[:, j].mean():.2f} [{lo:.2f}, {hi:.2f}]" for j, (lo, hi) in enumerate(cis)
-        ) + " |")
+        lines.append(
+            "| "
+            + name
+            + " | "
+            + " | ".join(
+                f"{vals[:, j].mean():.2f} [{lo:.2f}, {hi:.2f}]" for j, (lo, hi) in enumerate(cis)
+            )
+            + " |"
+        )
     if spec:
         lines.append(_row("B*_k (spec)", spec["tau B*"], "{:.2f}"))
         lines.append(_row("random (spec)", spec["tau random"], "{:.2f}"))
@@ -110,14 +130,24 @@ def report(title: str, out: dict[str, np.ndarray], spec: dict[str, list[float]] 
         if "tv q4" in spec:
             lines.append(_row("q4 (spec)", spec["tv q4"]))
     rt = out["tv_rand"].mean(axis=0)
-    lines += ["", (f"Random-binning TV ranges over [{rt.min():.4f}, {rt.max():.4f}] "
-              "(mean per model and k)."), "", "Rejection rate:", "", head]
+    lines += [
+        "",
+        (f"Random-binning TV ranges over [{rt.min():.4f}, {rt.max():.4f}] (mean per model and k)."),
+        "",
+        "Rejection rate:",
+        "",
+        head,
+    ]
     for i in range(4):
         lines.append(_row(f"q{i + 1}", out["reject"][:, i].mean(axis=0), "{:.2f}"))
         if spec and f"reject q{i + 1}" in spec:
             lines.append(_row(f"q{i + 1} (spec)", spec[f"reject q{i + 1}"], "{:.2f}"))
-    lines += ["", "Mean max_accepted_k: " + ", ".join(
-        f"q{i + 1} {out['score'][:, i].mean():.2f}" for i in range(4)), ""]
+    lines += [
+        "",
+        "Mean max_accepted_k: "
+        + ", ".join(f"q{i + 1} {out['score'][:, i].mean():.2f}" for i in range(4)),
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -139,8 +169,14 @@ def main() -> None:
     b = run(1000, args.trials_b, 0.18, seed=args.seed)
     print(report(f"Config B: m = 1000, ε = 0.18, {args.trials_b} trials", b, SPEC_B, rng))
     c = run(10_000, args.trials_c, 0.1, split=True, mode="mc", seed=args.seed)
-    print(report(f"Config C: m = 10 000, split=True, mode='mc' (δ = 0.05), {args.trials_c} trials",
-                 c, None, rng))
+    print(
+        report(
+            f"Config C: m = 10 000, split=True, mode='mc' (δ = 0.05), {args.trials_c} trials",
+            c,
+            None,
+            rng,
+        )
+    )
     print(f"total time {time.perf_counter() - started:.1f} s")
 
 

@@ -47,14 +47,22 @@ def main() -> None:
     x0 = np.array([[2.0, 2.0], [-1.0, -1.0], [0.5, 0.5]])
     x0s = (x0 - x.mean(0)) / x.std(0)
     grid = np.linspace(0.05, 0.95, 19)
-    ours = local_coverage_test(p, xs, x0s, alphas=grid, regressor=NearestNeighborRegressor(k),
-                               n_null=100, seed=0)
+    ours = local_coverage_test(
+        p, xs, x0s, alphas=grid, regressor=NearestNeighborRegressor(k), n_null=100, seed=0
+    )
     b = 50
     for e in range(len(x0)):
         for i in range(2):
             np.random.seed(100 * e + i)  # noqa: NPY002 - cde-diagnostics draws from the global stream
-            p_cde, t_cde = local_test(xs, p[:, i], x0s[e : e + 1], alphas=grid, clf_name="kNN150",
-                                      n_trials=b, return_T=True)
+            p_cde, t_cde = local_test(
+                xs,
+                p[:, i],
+                x0s[e : e + 1],
+                alphas=grid,
+                clf_name="kNN150",
+                n_trials=b,
+                return_T=True,
+            )
             legacy = np.random.RandomState(100 * e + i)
             reg = NearestNeighborRegressor(k)
             t_null = []
@@ -63,12 +71,15 @@ def main() -> None:
                 r = reg.fit(xs, u, grid, 0).predict(x0s[e : e + 1])[0]
                 t_null.append(np.mean((r - grid) ** 2))
             p_same_stream = np.mean(np.array(t_null) > ours.statistic[i, e])
-            print(f"x0={x0[e]} z{i + 1}: T ours={ours.statistic[i, e]:.10f} cde={t_cde:.10f} "
-                  f"| p cde={p_cde:.3f}, ours on its stream with its rule={p_same_stream:.3f}, "
-                  f"ours (+1 rule, own stream)={ours.pvalues[i, e]:.3f}")
+            print(
+                f"x0={x0[e]} z{i + 1}: T ours={ours.statistic[i, e]:.10f} cde={t_cde:.10f} "
+                f"| p cde={p_cde:.3f}, ours on its stream with its rule={p_same_stream:.3f}, "
+                f"ours (+1 rule, own stream)={ours.pvalues[i, e]:.3f}"
+            )
     np.random.seed(7)  # noqa: NPY002
-    _, g_cde = global_test(xs, p[:, 0], x0s, alphas=grid, clf_name="kNN150", n_trials=2,
-                           return_T=True)
+    _, g_cde = global_test(
+        xs, p[:, 0], x0s, alphas=grid, clf_name="kNN150", n_trials=2, return_T=True
+    )
     print(f"global statistic z1: ours={ours.global_statistic[0]:.10f} cde={g_cde:.10f}")
 
 

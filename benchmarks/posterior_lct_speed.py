@@ -42,7 +42,9 @@ def part_a() -> None:
     noise = 0.5 * (a @ a.T / 4 + np.eye(4))
     model = ConditionalGaussianModel(noise)
     theta, x = model.simulate(10_000, seed=1)
-    flow = model.exact_flow(offset=lambda c: np.column_stack([0.5 * (c[:, 0] > 1)] + [0 * c[:, 0]] * 3))
+    flow = model.exact_flow(
+        offset=lambda c: np.column_stack([0.5 * (c[:, 0] > 1)] + [0 * c[:, 0]] * 3)
+    )
     x_eval = np.column_stack([np.linspace(-3, 3, 20)] + [np.zeros(20)] * 3)
     t0 = time.perf_counter()
     p = pit(flow, theta, x)

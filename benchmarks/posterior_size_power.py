@@ -55,14 +55,20 @@ def global_study(trials: int) -> None:
             p = pit(flow, theta, x)
             ks += global_coverage_test(p).pvalue <= 0.05
             ind += pit_independence_test(p).pvalue <= 0.05
-        print(f"  {name:<15} N={n:<5} KS+Bonferroni {ks / trials:.3f}   Spearman independence {ind / trials:.3f}")
+        print(
+            f"  {name:<15} N={n:<5} KS+Bonferroni {ks / trials:.3f}   Spearman independence {ind / trials:.3f}"
+        )
 
 
 def local_study(trials: int) -> None:
     print(f"\nLocal tests (kNN K=150, B=200, N=1000), {trials} trials per case (reject at 0.05)")
     cases = [
-        ("exact", (0.5, 0.5)), ("exact", (2.0, 2.0)), ("local_bias b=1", (2.0, 2.0)),
-        ("local_bias b=1", (-1.0, -1.0)), ("over c=1.3", (0.0, 0.0)), ("nocorr", (0.0, 0.0)),
+        ("exact", (0.5, 0.5)),
+        ("exact", (2.0, 2.0)),
+        ("local_bias b=1", (2.0, 2.0)),
+        ("local_bias b=1", (-1.0, -1.0)),
+        ("over c=1.3", (0.0, 0.0)),
+        ("nocorr", (0.0, 0.0)),
     ]
     alphas = np.linspace(0.05, 0.95, 19)
     for name, x0 in cases:
@@ -70,16 +76,23 @@ def local_study(trials: int) -> None:
         for s in range(trials):
             theta, x = MODEL.simulate(1000, seed=20_000 + s)
             p = pit(FLOWS[name], theta, x)
-            res = local_coverage_test(p, x, [x0], alphas=alphas, regressor="knn", n_null=200, seed=s)
+            res = local_coverage_test(
+                p, x, [x0], alphas=alphas, regressor="knn", n_null=200, seed=s
+            )
             lct += res.pvalue[0] <= 0.05
             strong += res.pvalues[:, 0].min() < 0.01
-            mx = local_coverage_test(p, x, [x0], alphas=alphas, regressor="knn", n_null=200,
-                                     seed=s, statistic="max")
+            mx = local_coverage_test(
+                p, x, [x0], alphas=alphas, regressor="knn", n_null=200, seed=s, statistic="max"
+            )
             lct_max += mx.pvalue[0] <= 0.05
-            ind += local_independence_test(p, x, [x0], regressor="knn", n_null=200,
-                                           seed=s).pvalue[0] <= 0.05
-        print(f"  {name:<15} x0={x0!s:<11} LCT(mse) {_fmt(lct, trials)}  LCT(max) {lct_max / trials:.3f}"
-              f"  min_i p_i<0.01 {strong / trials:.3f}  local independence {ind / trials:.3f}")
+            ind += (
+                local_independence_test(p, x, [x0], regressor="knn", n_null=200, seed=s).pvalue[0]
+                <= 0.05
+            )
+        print(
+            f"  {name:<15} x0={x0!s:<11} LCT(mse) {_fmt(lct, trials)}  LCT(max) {lct_max / trials:.3f}"
+            f"  min_i p_i<0.01 {strong / trials:.3f}  local independence {ind / trials:.3f}"
+        )
 
 
 def hgb_study(trials: int) -> None:

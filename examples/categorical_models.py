@@ -85,11 +85,15 @@ def main() -> None:
         tv = 0.5 * np.abs(model.prob(omega) - p_all).sum()
         rows.append((name, tv, *_scores(p, model.sample, n_trials=5)))
     rows.append(("samples of p", 0.0, *_scores(p, lambda m, seed: p.sample(m, seed=seed), 5)))
-    print(f"{'model':<20} {'exact TV':>9} {'paper ε=.18':>12} {'split cantelli':>15} {'split mc':>9}")
+    print(
+        f"{'model':<20} {'exact TV':>9} {'paper ε=.18':>12} {'split cantelli':>15} {'split mc':>9}"
+    )
     for name, tv, a, b, c in rows:
         print(f"{name:<20} {tv:>9.3f} {a:>12.1f} {b:>15.1f} {c:>9.1f}")
-    print("(mean max_accepted_k over 5 draws of m = 10 000; k = 3..6, s = 3; higher is better;"
-          " 2 = even k = s failed)")
+    print(
+        "(mean max_accepted_k over 5 draws of m = 10 000; k = 3..6, s = 3; higher is better;"
+        " 2 = even k = s failed)"
+    )
 
 
 def _scores(p, sample, n_trials: int) -> tuple[float, float, float]:

@@ -71,8 +71,10 @@ def main() -> None:
     glob = mc.global_coverage_test(p)
     ind = mc.pit_independence_test(p)
     sbc = mc.sbc(flow, theta[:500], x[:500], n_samples=100, seed=1)
-    print(f"global PIT check: KS p per covariate {np.round(glob.pvalues, 4).tolist()}, "
-          f"Bonferroni p = {glob.pvalue:.3g}")
+    print(
+        f"global PIT check: KS p per covariate {np.round(glob.pvalues, 4).tolist()}, "
+        f"Bonferroni p = {glob.pvalue:.3g}"
+    )
     print(f"independence (Spearman, Bonferroni): p = {ind.pvalue:.3g}")
     print(f"SBC (comparator, 500 pairs): p = {sbc.pvalue:.3g}")
 

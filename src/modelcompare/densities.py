@@ -21,8 +21,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from scipy.special import logsumexp
 
-from ._random import SeedLike, check_seed
-from ._validation import check_int, check_positive, check_samples
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import check_int, check_positive, check_samples
 
 __all__ = [
     "Density",
@@ -437,7 +437,7 @@ class LogDensity:
 
 
 def _torch_for_scores() -> Any:
-    from ._torch import import_torch
+    from modelcompare._foundation.torch_support import import_torch
 
     return import_torch(
         "differentiating a log density (from_log_density)",

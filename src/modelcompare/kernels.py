@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._random import SeedLike, check_seed
-from ._validation import check_positive
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import check_positive
 
 __all__ = [
     "GaussianKernel",

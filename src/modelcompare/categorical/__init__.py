@@ -5,16 +5,21 @@ granularity k and test closeness to a known reference at each level; a model's s
 granularity at which it still matches.
 """
 
-from ._binning import Binning, adaptive_binning, random_binning
-from ._closeness import (
+from modelcompare.categorical._binning import Binning, adaptive_binning, random_binning
+from modelcompare.categorical._closeness import (
     ClosenessResult,
     closeness_test,
     l2_statistic,
     l2_statistic_variance,
     two_sample_closeness_test,
 )
-from ._granularity import GranularityResult, granularity
-from ._stairs import CategoricalReference, distances, perturb, stair_distribution
+from modelcompare.categorical._granularity import GranularityResult, granularity
+from modelcompare.categorical._stairs import (
+    CategoricalReference,
+    distances,
+    perturb,
+    stair_distribution,
+)
 
 __all__ = [
     "Binning",

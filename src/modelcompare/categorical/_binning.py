@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from .._random import SeedLike, check_seed
-from .._validation import check_int
-from ._space import check_rows, group_rows, hash_rows
-from ._stairs import CategoricalReference
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import check_int
+from modelcompare.categorical._space import check_rows, group_rows, hash_rows
+from modelcompare.categorical._stairs import CategoricalReference
 
 __all__ = ["Binning", "adaptive_binning", "random_binning"]
 
@@ -77,7 +77,9 @@ class Binning:
 
 
 # ---------------------------------------------------------------------- shared layout logic
-def _plan(gains: np.ndarray, k: int, has_zero: bool, cuts: np.ndarray) -> tuple[list[int], np.ndarray]:
+def _plan(
+    gains: np.ndarray, k: int, has_zero: bool, cuts: np.ndarray
+) -> tuple[list[int], np.ndarray]:
     """Which stairs are split at level k, and how many extra cuts each (stair, half) gets.
 
     Returns the split stairs (in gain order) and ``n_cuts[j, h]`` with h = 0 (P, or the whole stair
@@ -123,8 +125,16 @@ def _chunk_of(position: np.ndarray, size: np.ndarray, n_chunks: np.ndarray) -> n
 class _TableEngine:
     """Exact B*_k over an explicit Ω (labels over Ω)."""
 
-    def __init__(self, stair_labels: np.ndarray, n_stairs: int, ref: CategoricalReference,
-                 pw: np.ndarray, qw: np.ndarray, has_zero: bool, p_known: bool) -> None:
+    def __init__(
+        self,
+        stair_labels: np.ndarray,
+        n_stairs: int,
+        ref: CategoricalReference,
+        pw: np.ndarray,
+        qw: np.ndarray,
+        has_zero: bool,
+        p_known: bool,
+    ) -> None:
         self.ref = ref
         self.stairs = stair_labels
         self.n_st = n_stairs
@@ -137,8 +147,12 @@ class _TableEngine:
         half[~pos] = -1
         self.half = half
         js = stair_labels[pos]
-        self.gain_p = np.bincount(js, weights=np.where(diff[pos] > 0, diff[pos], 0), minlength=n_stairs)
-        self.gain_n = np.bincount(js, weights=np.where(diff[pos] <= 0, -diff[pos], 0), minlength=n_stairs)
+        self.gain_p = np.bincount(
+            js, weights=np.where(diff[pos] > 0, diff[pos], 0), minlength=n_stairs
+        )
+        self.gain_n = np.bincount(
+            js, weights=np.where(diff[pos] <= 0, -diff[pos], 0), minlength=n_stairs
+        )
         self.gains = 2 * np.minimum(self.gain_p, self.gain_n)
         # rank of each element within its stair and within its (stair, half), in index order
         idx = np.arange(stair_labels.shape[0])
@@ -162,8 +176,11 @@ class _TableEngine:
         split, n_cuts = _plan(self.gains, k, self.has_zero, cuts)
         is_split = np.zeros(self.n_st, dtype=bool)
         is_split[split] = True
-        sizes = np.where(is_split[:, None], self.size_half,
-                         np.c_[self.size_stair, np.zeros(self.n_st, dtype=np.int64)])
+        sizes = np.where(
+            is_split[:, None],
+            self.size_half,
+            np.c_[self.size_stair, np.zeros(self.n_st, dtype=np.int64)],
+        )
         n_chunks = np.where(sizes >= 2, n_cuts + 1, np.minimum(sizes, 1))
         n_chunks[~is_split, 1] = 0
         offsets = np.r_[0, np.cumsum(n_chunks.reshape(-1))[:-1]].reshape(self.n_st, 2)
@@ -174,10 +191,18 @@ class _TableEngine:
         h = np.where(is_split[j], self.half[pos], 0)
         position = np.where(is_split[j], self.pos_half[pos], self.pos_stair[pos])
         labels[pos] = offsets[j, h] + _chunk_of(position, sizes[j, h], n_chunks[j, h])
-        p_binned = np.bincount(labels, weights=self.ref.table, minlength=n_bins) if self.p_known else None
+        p_binned = (
+            np.bincount(labels, weights=self.ref.table, minlength=n_bins) if self.p_known else None
+        )
         return Binning(
-            n_bins=n_bins, k=k, p_binned=p_binned, kind="adaptive", split_stairs=tuple(split),
-            gains=self.gains.copy(), _features=self.ref.index_of, _labels=labels.__getitem__,
+            n_bins=n_bins,
+            k=k,
+            p_binned=p_binned,
+            kind="adaptive",
+            split_stairs=tuple(split),
+            gains=self.gains.copy(),
+            _features=self.ref.index_of,
+            _labels=labels.__getitem__,
             _check=self.ref.check,
         )
 
@@ -226,8 +251,13 @@ class _RowSet:
 class _RowEngine:
     """B*_k from sampled rows only; Ω is never enumerated and rows are never indexed."""
 
-    def __init__(self, ref: CategoricalReference | None, rows: np.ndarray,
-                 ref_rows: np.ndarray | None, chunk_seed: int) -> None:
+    def __init__(
+        self,
+        ref: CategoricalReference | None,
+        rows: np.ndarray,
+        ref_rows: np.ndarray | None,
+        chunk_seed: int,
+    ) -> None:
         self.ref = ref
         self.chunk_seed = chunk_seed
         self.n_st = ref.n_stairs if ref is not None else 1
@@ -272,7 +302,9 @@ class _RowEngine:
             self.finite_is_n = False
             js = np.where(pos, g_st, 0)
             self.gain_p = np.bincount(js, weights=np.where(in_p, diff, 0), minlength=self.n_st)
-            self.gain_n = np.bincount(js, weights=np.where(pos & ~in_p, -diff, 0), minlength=self.n_st)
+            self.gain_n = np.bincount(
+                js, weights=np.where(pos & ~in_p, -diff, 0), minlength=self.n_st
+            )
             self.finite_rows, self.finite_stairs = both[first][in_p], g_st[in_p]
             fit_in = in_p[inv[m1:]]
             fit_stair = stair[m1:]
@@ -297,8 +329,11 @@ class _RowEngine:
         """Per-row stair, half and (lazily) chunk hash; computed once per set of rows."""
         if rows is self._fit_rows:
             return self._fit_features
-        stair = (self.ref.stair_of(rows) if self.ref is not None
-                 else np.zeros(rows.shape[0], dtype=np.int64))
+        stair = (
+            self.ref.stair_of(rows)
+            if self.ref is not None
+            else np.zeros(rows.shape[0], dtype=np.int64)
+        )
         in_set = np.zeros(rows.shape[0], dtype=bool)
         pos = np.flatnonzero(stair >= 0)
         in_set[pos] = self.finite.contains(rows[pos])
@@ -344,8 +379,10 @@ class _RowEngine:
                     continue
                 for hh in (0, 1):
                     nc = n_chunks[j, hh]
-                    in_fin = np.bincount((fin_chunk[fj] % np.uint64(nc)).astype(np.int64),
-                                         minlength=nc) * probs[j]
+                    in_fin = (
+                        np.bincount((fin_chunk[fj] % np.uint64(nc)).astype(np.int64), minlength=nc)
+                        * probs[j]
+                    )
                     if hh == 1:  # N_j is the finite set: exact
                         vals = in_fin
                     else:  # P_j = Ω_j \ N_j: the hash splits Ω_j evenly, up to O(√(nc/|Ω_j|))
@@ -353,8 +390,14 @@ class _RowEngine:
                     p_binned[offsets[j, hh] : offsets[j, hh] + nc] = vals
             p_binned /= p_binned.sum()
         return Binning(
-            n_bins=n_bins, k=k, p_binned=p_binned, kind="adaptive", split_stairs=tuple(split),
-            gains=self.gains.copy(), _features=self.features, _labels=labels,
+            n_bins=n_bins,
+            k=k,
+            p_binned=p_binned,
+            kind="adaptive",
+            split_stairs=tuple(split),
+            gains=self.gains.copy(),
+            _features=self.features,
+            _labels=labels,
             _check=self.ref.check if self.ref is not None else None,
         )
 
@@ -453,12 +496,26 @@ def random_binning(p: CategoricalReference, k: int, *, seed: SeedLike = None) ->
         labels = np.empty(size, dtype=np.int64)
         labels[rng.permutation(size)] = np.minimum(np.arange(size) // width, k - 1)
         p_binned = np.bincount(labels, weights=p.table, minlength=k)
-        return Binning(n_bins=k, k=k, p_binned=p_binned, kind="random",
-                       _features=p.index_of, _labels=labels.__getitem__, _check=p.check)
+        return Binning(
+            n_bins=k,
+            k=k,
+            p_binned=p_binned,
+            kind="random",
+            _features=p.index_of,
+            _labels=labels.__getitem__,
+            _check=p.check,
+        )
     hseed = int(rng.integers(2**62))
 
     def labels_fn(rows: np.ndarray) -> np.ndarray:
         return (hash_rows(rows, hseed) % np.uint64(k)).astype(np.int64)
 
-    return Binning(n_bins=k, k=k, p_binned=np.full(k, 1.0 / k), kind="hash",
-                   _features=lambda rows: rows, _labels=labels_fn, _check=p.check)
+    return Binning(
+        n_bins=k,
+        k=k,
+        p_binned=np.full(k, 1.0 / k),
+        kind="hash",
+        _features=lambda rows: rows,
+        _labels=labels_fn,
+        _check=p.check,
+    )

@@ -17,10 +17,10 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from .._random import SeedLike, check_seed
-from .._results import Result, result_class
-from .._validation import check_choice, check_int
-from .._warnings import DegenerateDataWarning
+from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import check_choice, check_int
 
 __all__ = [
     "ClosenessResult",
@@ -268,12 +268,22 @@ def closeness_test(
     k = p.shape[0]
     t_all = float(l2_statistic(p, n))
     tv = 0.5 * float(np.abs(p - n / m).sum())
-    common: dict[str, Any] = {"epsilon": float(epsilon), "delta": float(delta), "mode": mode,
-                              "tv": tv, "n_samples": m, "n_bins": k, "seed_used": seed_used}
+    common: dict[str, Any] = {
+        "epsilon": float(epsilon),
+        "delta": float(delta),
+        "mode": mode,
+        "tv": tv,
+        "n_samples": m,
+        "n_bins": k,
+        "seed_used": seed_used,
+    }
 
     if mode in ("paper", "amplified"):
-        n_batches = (math.floor(math.log2(1 / delta)) if mode == "paper"
-                     else math.ceil(8 * math.log(1 / delta)))
+        n_batches = (
+            math.floor(math.log2(1 / delta))
+            if mode == "paper"
+            else math.ceil(8 * math.log(1 / delta))
+        )
         if n_batches < 1:
             msg = f"mode 'paper' needs delta <= 0.5 (K = floor(log2(1/delta)) >= 1); got {delta}."
             raise ValueError(msg)
@@ -285,9 +295,16 @@ def closeness_test(
         thr = 0.75 * epsilon**2
         n_rej = int((t_b > thr).sum())
         return ClosenessResult(
-            statistic=t_all, pvalue=None, reject=bool(n_rej > n_batches / 2), threshold=thr,
-            epsilon0=None, n_batches=n_batches, batch_size=m // n_batches,
-            batch_statistics=t_b, n_batches_rejecting=n_rej, **common,
+            statistic=t_all,
+            pvalue=None,
+            reject=bool(n_rej > n_batches / 2),
+            threshold=thr,
+            epsilon0=None,
+            n_batches=n_batches,
+            batch_size=m // n_batches,
+            batch_statistics=t_b,
+            n_batches_rejecting=n_rej,
+            **common,
         )
 
     pvalue: float | None = None
@@ -313,7 +330,8 @@ def closeness_test(
             degenerate = True
             warnings.warn(
                 "plug-in variance of T is 0 (all samples in one bin?); deciding by T > ε₀² only.",
-                DegenerateDataWarning, stacklevel=2,
+                DegenerateDataWarning,
+                stacklevel=2,
             )
             thr = eps0**2
             pvalue = 0.0 if stat > thr else 1.0
@@ -328,9 +346,17 @@ def closeness_test(
         thr = _critical_value(null, delta)
     reject = bool(pvalue <= delta) if mode == "mc" else bool(stat > thr)
     return ClosenessResult(
-        statistic=float(stat), pvalue=pvalue, reject=reject, threshold=float(thr),
-        epsilon0=eps_used, n_batches=1, batch_size=m, batch_statistics=np.array([t_all]),
-        n_batches_rejecting=int(reject), degenerate=degenerate, **common,
+        statistic=float(stat),
+        pvalue=pvalue,
+        reject=reject,
+        threshold=float(thr),
+        epsilon0=eps_used,
+        n_batches=1,
+        batch_size=m,
+        batch_statistics=np.array([t_all]),
+        n_batches_rejecting=int(reject),
+        degenerate=degenerate,
+        **common,
     )
 
 
@@ -418,8 +444,21 @@ def two_sample_closeness_test(
         thr = 0.75 * epsilon**2
         reject = bool(z > thr)
     return ClosenessResult(
-        statistic=z, pvalue=pvalue, reject=reject, threshold=float(thr), epsilon=float(epsilon),
-        delta=float(delta), epsilon0=0.0 if mode == "permutation" else None, mode=mode,
-        n_batches=1, batch_size=m2, batch_statistics=np.array([z]), n_batches_rejecting=int(reject),
-        tv=tv, n_samples=m2, n_bins=int(x.shape[0]), n_reference=m1, seed_used=seed_used,
+        statistic=z,
+        pvalue=pvalue,
+        reject=reject,
+        threshold=float(thr),
+        epsilon=float(epsilon),
+        delta=float(delta),
+        epsilon0=0.0 if mode == "permutation" else None,
+        mode=mode,
+        n_batches=1,
+        batch_size=m2,
+        batch_statistics=np.array([z]),
+        n_batches_rejecting=int(reject),
+        tv=tv,
+        n_samples=m2,
+        n_bins=int(x.shape[0]),
+        n_reference=m1,
+        seed_used=seed_used,
     )

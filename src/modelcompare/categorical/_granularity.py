@@ -9,20 +9,20 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._random import SeedLike, check_seed, spawn
-from .._results import Result, result_class
-from .._validation import check_choice, check_fraction
-from .._warnings import ModelCompareWarning
-from ._binning import _draw_cuts, make_engine
-from ._closeness import (
+from modelcompare._foundation.errors import ModelCompareWarning
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed, spawn
+from modelcompare._foundation.validation import check_choice, check_fraction
+from modelcompare.categorical._binning import _draw_cuts, make_engine
+from modelcompare.categorical._closeness import (
     MODES,
     TWO_SAMPLE_MODES,
     ClosenessResult,
     closeness_test,
     two_sample_closeness_test,
 )
-from ._space import check_rows
-from ._stairs import CategoricalReference
+from modelcompare.categorical._space import check_rows
+from modelcompare.categorical._stairs import CategoricalReference
 
 __all__ = ["GranularityResult", "granularity"]
 
@@ -94,12 +94,17 @@ class GranularityResult(Result):
     seed_used: int | None
 
     _repr_fields: ClassVar[tuple[str, ...]] = (
-        "first_rejected_k", "max_accepted_k", "all_accepted", "mode",
+        "first_rejected_k",
+        "max_accepted_k",
+        "all_accepted",
+        "mode",
     )
 
     def table(self) -> str:
         """Per-level table as plain text."""
-        lines = [f"{'k':>3} {'bins':>5} {'binned TV':>10} {'statistic':>11} {'threshold':>11}  decision"]
+        lines = [
+            f"{'k':>3} {'bins':>5} {'binned TV':>10} {'statistic':>11} {'threshold':>11}  decision"
+        ]
         for i, k in enumerate(self.k_values):
             lines.append(
                 f"{int(k):>3} {int(self.n_bins[i]):>5} {self.tv[i]:>10.4f} {self.statistics[i]:>11.3e}"
@@ -109,7 +114,11 @@ class GranularityResult(Result):
 
 
 def _granularity_iv(
-    p: Any, samples: Any, reference_samples: Any, k_range: Any, mode: str | None,
+    p: Any,
+    samples: Any,
+    reference_samples: Any,
+    k_range: Any,
+    mode: str | None,
     split_fraction: float,
 ) -> tuple[CategoricalReference | None, np.ndarray, np.ndarray | None, list[int], str]:
     if p is not None and not isinstance(p, CategoricalReference):
@@ -245,12 +254,14 @@ def granularity(
         warnings.warn(
             f"mode={mode!r} with split=False: the bins B*_k are chosen on the tested samples, so the "
             "level delta does not hold (selection bias). Use split=True for a calibrated decision.",
-            ModelCompareWarning, stacklevel=2,
+            ModelCompareWarning,
+            stacklevel=2,
         )
     rng, seed_used = check_seed(seed)
     r_split, r_cuts, r_tests = spawn(rng, 3)
     fit_rows, test_rows, fit_ref, test_ref = rows, rows, ref_rows, ref_rows
     if split:
+
         def halves(x: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
             n_fit = math.floor(split_fraction * x.shape[0])
             if n_fit < 1 or x.shape[0] - n_fit < 2:
@@ -275,13 +286,24 @@ def granularity(
         if two_sample:
             ref_counts = binning._counts_from_features(ref_feats)
             res = two_sample_closeness_test(
-                ref_counts, counts, epsilon=epsilon, delta=delta, mode=mode,
-                n_permutations=n_resamples, seed=r_k,
+                ref_counts,
+                counts,
+                epsilon=epsilon,
+                delta=delta,
+                mode=mode,
+                n_permutations=n_resamples,
+                seed=r_k,
             )
         else:
             res = closeness_test(
-                binning.p_binned, counts, epsilon=epsilon, delta=delta, mode=mode,
-                epsilon0=epsilon0, n_resamples=n_resamples, seed=r_k,
+                binning.p_binned,
+                counts,
+                epsilon=epsilon,
+                delta=delta,
+                mode=mode,
+                epsilon0=epsilon0,
+                n_resamples=n_resamples,
+                seed=r_k,
             )
         tests.append(res)
     rejects = np.array([t.reject for t in tests], dtype=bool)

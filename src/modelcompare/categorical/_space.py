@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_numpy
+from modelcompare._foundation.validation import as_numpy
 
 __all__ = [
     "MAX_INDEX_SIZE",

@@ -18,9 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from .._random import SeedLike, check_seed
-from .._validation import check_choice, check_int, check_positive
-from ._space import MAX_INDEX_SIZE, check_rows, index_to_rows, row_dtype, rows_to_index
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import check_choice, check_int, check_positive
+from modelcompare.categorical._space import (
+    MAX_INDEX_SIZE,
+    check_rows,
+    index_to_rows,
+    row_dtype,
+    rows_to_index,
+)
 
 __all__ = ["CategoricalReference", "distances", "perturb", "stair_distribution"]
 
@@ -145,8 +151,10 @@ class CategoricalReference:
             msg = "this reference has no sampler; pass `sampler=` to CategoricalReference.from_function."
             raise ValueError(msg)
         return check_rows(
-            self._sampler(n_samples, rng), "sampler output",
-            n_categories=self.n_categories, length=self.length,
+            self._sampler(n_samples, rng),
+            "sampler output",
+            n_categories=self.n_categories,
+            length=self.length,
         )
 
     def as_table(self) -> CategoricalReference:
@@ -161,8 +169,9 @@ class CategoricalReference:
         table = np.zeros(self.size)
         pos = stairs >= 0
         table[pos] = self.stair_probs[stairs[pos]]
-        ref = CategoricalReference.from_table(table, self.n_categories, self.length, stairs=stairs,
-                                              layout=self.layout)
+        ref = CategoricalReference.from_table(
+            table, self.n_categories, self.length, stairs=stairs, layout=self.layout
+        )
         if ref.stair_sizes != self.stair_sizes:
             msg = f"the stair rule yields sizes {ref.stair_sizes}, not the declared {self.stair_sizes}."
             raise ValueError(msg)
@@ -401,8 +410,15 @@ def stair_distribution(
         half = math.factorial(c) // 2
         probs = h / (half * h.sum())
         return CategoricalReference(
-            c, L, (half, half), probs, "sort", None, None,
-            lambda rows: _sort_stairs(rows, c), _sort_sampler(c, float(probs[0] * half)),
+            c,
+            L,
+            (half, half),
+            probs,
+            "sort",
+            None,
+            None,
+            lambda rows: _sort_stairs(rows, c),
+            _sort_sampler(c, float(probs[0] * half)),
         )
     size = c**L
     if size > 2**31:
@@ -492,11 +508,15 @@ def perturb(
     if (l1 is None) == (tv is None):
         msg = "give exactly one of `l1` and `tv` (tv = l1 / 2)."
         raise ValueError(msg)
-    e = 2.0 * check_positive(tv, "tv", allow_zero=True) if tv is not None else (
-        check_positive(l1, "l1", allow_zero=True)
+    e = (
+        2.0 * check_positive(tv, "tv", allow_zero=True)
+        if tv is not None
+        else (check_positive(l1, "l1", allow_zero=True))
     )
     if not 0 <= null_frac < add_frac <= 1:
-        msg = f"need 0 <= null_frac < add_frac <= 1; got null_frac={null_frac}, add_frac={add_frac}."
+        msg = (
+            f"need 0 <= null_frac < add_frac <= 1; got null_frac={null_frac}, add_frac={add_frac}."
+        )
         raise ValueError(msg)
     rng, _ = check_seed(seed)
     table = p.table

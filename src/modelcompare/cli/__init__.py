@@ -1,13 +1,12 @@
-"""The ``modelcompare`` command-line interface: one subcommand per test family.
-
-Each subcommand lives in its own module and is registered below.
-"""
+"""The ``modelcompare`` command-line interface: one subcommand per test family."""
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from .. import __version__
+from modelcompare import __version__
 
 __all__ = ["app"]
 
@@ -60,45 +59,39 @@ def _cite(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
         ctx.exit()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Each subcommand lives in its own module, imported only when it is run or its help is shown.
+_COMMANDS = {
+    "c2st": ("modelcompare.cli._c2st", "c2st_command"),
+    "relative": ("modelcompare.cli._relative", "relative_command"),
+    "coverage": ("modelcompare.cli._coverage", "coverage_command"),
+    "granularity": ("modelcompare.cli._granularity", "granularity_command"),
+    "cv": ("modelcompare.cli._cv", "cv_command"),
+    "sweep": ("modelcompare.cli._sweep", "sweep_command"),
+}
+
+
+class _LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*_COMMANDS, *super().list_commands(ctx)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in _COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        module_name, attr = _COMMANDS[cmd_name]
+        return getattr(importlib.import_module(module_name), attr)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="modelcompare")
 @click.option(
-    "--cite", is_flag=True, expose_value=False, is_eager=True, callback=_cite,
+    "--cite",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_cite,
     help="Print BibTeX for the methods and exit.",
 )
 def app() -> None:
     """Calibrated statistics for comparing models."""
-
-
-def _register() -> None:
-    from ._c2st import c2st_command
-
-    app.add_command(c2st_command)
-
-    # relative fit (issue 3)
-    from ._relative import relative_command
-
-    app.add_command(relative_command)
-
-    # posterior diagnostics (issue 4)
-    from ._coverage import coverage_command
-
-    app.add_command(coverage_command)
-
-    # categorical granularity (issue 5)
-    from ._granularity import granularity_command
-
-    app.add_command(granularity_command)
-
-    # cross-validated comparison (issue 6)
-    from ._cv import cv_command
-
-    app.add_command(cv_command)
-
-    # sweeps (issue 7)
-    from ._sweep import sweep_command
-
-    app.add_command(sweep_command)
-
-
-_register()

@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from ._common import common_options, emit, handle_errors
-from ._io import read_matrix
+from modelcompare._foundation.io import read_matrix
+from modelcompare.cli._common import common_options, emit, handle_errors
 
 
 def _progress_bar(quiet: bool) -> Any:
@@ -27,7 +27,9 @@ def _progress_bar(quiet: bool) -> Any:
 )
 @click.option("--n-folds", type=click.IntRange(min=2), default=5, show_default=True)
 @click.option("--noise-scale", type=click.FloatRange(min=0), default=None)
-@click.option("--hidden", type=str, default=None, help="Hidden widths, comma-separated (e.g. 50,50).")
+@click.option(
+    "--hidden", type=str, default=None, help="Hidden widths, comma-separated (e.g. 50,50)."
+)
 @click.option("--max-epochs", type=click.IntRange(min=1), default=10000, show_default=True)
 @click.option(
     "--device",
@@ -64,7 +66,7 @@ def c2st_command(
       $ modelcompare c2st examples/data/reference.npy examples/data/samples.npy --seed 0 --json
       {"accuracy": 0.52, "auc": 0.53, ..., "pvalue": 0.21, "seed": 0, "test": "c2st", ...}
     """
-    from .. import c2st
+    from modelcompare import c2st
 
     started = time.perf_counter()
     cols = columns.split(",") if columns else None

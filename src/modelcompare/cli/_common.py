@@ -18,9 +18,9 @@ from typing import Any
 
 import click
 
-from .._results import to_builtin
-from .._warnings import MissingDependencyError
-from ._io import DataError
+from modelcompare._foundation.errors import MissingDependencyError
+from modelcompare._foundation.io import DataError
+from modelcompare._foundation.results import to_builtin
 
 __all__ = [
     "EXIT_DATA",
@@ -56,7 +56,9 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
             help="Also report the decision: reject H0 iff p <= alpha.",
         ),
         click.option(
-            "--fail-on-reject", is_flag=True, help="Exit with code 1 when H0 is rejected at --alpha."
+            "--fail-on-reject",
+            is_flag=True,
+            help="Exit with code 1 when H0 is rejected at --alpha.",
         ),
         click.option("--quiet", "-q", is_flag=True, help="Silence progress and hints on stderr."),
     ]
@@ -120,7 +122,7 @@ def emit(
     table : str, optional
         A pre-formatted table printed after the rows (e.g. a pairwise comparison table).
     """
-    from .. import __version__
+    from modelcompare import __version__
 
     runtime = None if started is None else time.perf_counter() - started
     pvalue = getattr(result, "pvalue", None)

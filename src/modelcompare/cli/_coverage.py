@@ -7,9 +7,9 @@ from typing import Any
 
 import click
 
-from .._results import Result, result_class
-from ._common import common_options, emit, handle_errors
-from ._io import DataError, read_matrix
+from modelcompare._foundation.io import DataError, read_matrix
+from modelcompare._foundation.results import Result, result_class
+from modelcompare.cli._common import common_options, emit, handle_errors
 
 
 @result_class
@@ -25,15 +25,33 @@ class CoverageReport(Result):
 @click.command("coverage")
 @click.argument("pit_values")
 @click.argument("x")
-@click.option("--x-eval", "x_eval", default=None, help="File of evaluation points x₀ (rows) for the local test.")
-@click.option("--regressor", type=click.Choice(["hgb", "knn", "logistic", "mlp"]), default="hgb",
-              show_default=True)
+@click.option(
+    "--x-eval",
+    "x_eval",
+    default=None,
+    help="File of evaluation points x₀ (rows) for the local test.",
+)
+@click.option(
+    "--regressor",
+    type=click.Choice(["hgb", "knn", "logistic", "mlp"]),
+    default="hgb",
+    show_default=True,
+)
 @click.option("--n-null", type=click.IntRange(min=1), default=100, show_default=True)
-@click.option("--n-alphas", type=click.IntRange(min=1), default=99, show_default=True,
-              help="α grid k/(K+1), k=1..K.")
+@click.option(
+    "--n-alphas",
+    type=click.IntRange(min=1),
+    default=99,
+    show_default=True,
+    help="α grid k/(K+1), k=1..K.",
+)
 @click.option("--statistic", type=click.Choice(["mse", "max"]), default="mse", show_default=True)
-@click.option("--eval-correction", type=click.Choice(["none", "bonferroni", "holm"]), default="none",
-              show_default=True)
+@click.option(
+    "--eval-correction",
+    type=click.Choice(["none", "bonferroni", "holm"]),
+    default="none",
+    show_default=True,
+)
 @common_options
 @handle_errors
 def coverage_command(
@@ -63,29 +81,44 @@ def coverage_command(
       $ modelcompare coverage pit.npy x.npy --x-eval path.npy --regressor knn --seed 0 --json
       {"global_check": {...}, "local": {"pvalue": [...], ...}, "pvalue": 0.41, "seed": 0, ...}
     """
-    from .. import global_coverage_test, local_coverage_test, pit_independence_test
+    from modelcompare import global_coverage_test, local_coverage_test, pit_independence_test
 
     started = time.perf_counter()
     p = read_matrix(pit_values)
     xs = read_matrix(x)
     if p.shape[0] != xs.shape[0]:
-        raise DataError(f"PIT_VALUES and X must have the same number of rows; got {p.shape[0]} and {xs.shape[0]}.")
+        raise DataError(
+            f"PIT_VALUES and X must have the same number of rows; got {p.shape[0]} and {xs.shape[0]}."
+        )
     glob = global_coverage_test(p, alphas=n_alphas)
     indep = pit_independence_test(p) if p.shape[1] > 1 else None
     local = None
     if x_eval is not None:
         xe = read_matrix(x_eval)
         local = local_coverage_test(
-            p, xs, xe, alphas=n_alphas, regressor=regressor, n_null=n_null, statistic=statistic,
-            eval_correction=None if eval_correction == "none" else eval_correction, seed=seed,
+            p,
+            xs,
+            xe,
+            alphas=n_alphas,
+            regressor=regressor,
+            n_null=n_null,
+            statistic=statistic,
+            eval_correction=None if eval_correction == "none" else eval_correction,
+            seed=seed,
         )
     report = CoverageReport(
         pvalue=glob.pvalue,
-        global_check={k: v for k, v in glob.to_dict().items()
-                      if k in ("statistic", "pvalue", "statistics", "pvalues", "n")},
+        global_check={
+            k: v
+            for k, v in glob.to_dict().items()
+            if k in ("statistic", "pvalue", "statistics", "pvalues", "n")
+        },
         independence=None if indep is None else indep.to_dict(),
-        local=None if local is None else {
-            k: v for k, v in local.to_dict().items()
+        local=None
+        if local is None
+        else {
+            k: v
+            for k, v in local.to_dict().items()
             if k not in ("r_hat", "band_low", "band_high", "null_statistic")
         },
     )
@@ -97,8 +130,12 @@ def coverage_command(
     table = None
     if local is not None:
         adj = local.pvalue_adjusted
-        head = "x0  " + "  ".join(f"T_z{i + 1:<6}" for i in range(p.shape[1])) + "  pvalue" + (
-            "   adjusted" if adj is not None else "")
+        head = (
+            "x0  "
+            + "  ".join(f"T_z{i + 1:<6}" for i in range(p.shape[1]))
+            + "  pvalue"
+            + ("   adjusted" if adj is not None else "")
+        )
         lines = [head]
         for e in range(local.statistic.shape[1]):
             ts = "  ".join(f"{t:<8.3g}" for t in local.statistic[:, e])
@@ -110,12 +147,20 @@ def coverage_command(
     emit(
         test="coverage",
         result=report,
-        params={"regressor": regressor, "n_null": n_null, "n_alphas": n_alphas,
-                "statistic": statistic, "eval_correction": eval_correction,
-                "x_eval": x_eval},
+        params={
+            "regressor": regressor,
+            "n_null": n_null,
+            "n_alphas": n_alphas,
+            "statistic": statistic,
+            "eval_correction": eval_correction,
+            "x_eval": x_eval,
+        },
         seed=None if local is None else local.seed_used,
-        as_json=as_json, alpha=alpha, fail_on_reject=fail_on_reject, quiet=quiet, rows=rows,
-        started=started, table=table,
+        as_json=as_json,
+        alpha=alpha,
+        fail_on_reject=fail_on_reject,
+        quiet=quiet,
+        rows=rows,
+        started=started,
+        table=table,
     )
-
-

@@ -8,9 +8,9 @@ from typing import Any, ClassVar
 import click
 import numpy as np
 
-from .._results import Result, result_class
-from ._common import common_options, emit, handle_errors
-from ._io import DataError, read_table
+from modelcompare._foundation.io import DataError, read_table
+from modelcompare._foundation.results import Result, result_class
+from modelcompare.cli._common import common_options, emit, handle_errors
 
 
 @result_class
@@ -160,7 +160,7 @@ def cv_command(
       {"alternative": "two-sided", "models": ["rbf", "linear", "3_poly", "2_poly"],
        "pairs": [{"model_a": "rbf", "model_b": "linear", "t": 0.750..., ...}], ...}
     """
-    from ..cv import compare_models
+    from modelcompare.cv import compare_models
 
     started = time.perf_counter()
     frame = _read_scores(scores, layout)

@@ -21,11 +21,17 @@ from typing import Any
 
 import click
 
-from ._common import EXIT_REJECT, common_options, emit, handle_errors
-from ._io import DataError, read_matrix
+from modelcompare._foundation.io import DataError, read_matrix
+from modelcompare.cli._common import EXIT_REJECT, common_options, emit, handle_errors
 
-_SPEC_KEYS = {"c": int, "L": int, "stairs": int, "ratio": float, "layout": str,
-              "positive_fraction": float}
+_SPEC_KEYS = {
+    "c": int,
+    "L": int,
+    "stairs": int,
+    "ratio": float,
+    "layout": str,
+    "positive_fraction": float,
+}
 
 
 def parse_reference_spec(spec: str) -> dict[str, Any]:
@@ -56,7 +62,7 @@ def parse_reference_spec(spec: str) -> dict[str, Any]:
 def _table_reference(path: str, length: int) -> Any:
     import numpy as np
 
-    from ..categorical import CategoricalReference
+    from modelcompare.categorical import CategoricalReference
 
     table = read_matrix(path).reshape(-1)
     size = table.shape[0]
@@ -70,19 +76,51 @@ def _table_reference(path: str, length: int) -> Any:
 
 @click.command("granularity")
 @click.argument("samples")
-@click.option("--reference", "reference_spec", default=None,
-              help="Built-in stair reference: stairs:c=6,L=6,stairs=2[,ratio=3][,layout=sort].")
-@click.option("--reference-table", default=None,
-              help="File of p over Ω (c**L values, itertools.product order).")
-@click.option("--reference-samples", default=None,
-              help="File of reference draws (two-sample mode).")
-@click.option("--epsilon", type=click.FloatRange(min=0, min_open=True), default=0.1,
-              show_default=True, help="Tolerance on the ℓ2 norm ‖p^B − q^B‖₂.")
-@click.option("--delta", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
-              show_default=True, help="Level δ.")
-@click.option("--mode", type=click.Choice(["paper", "amplified", "cantelli", "asymptotic", "mc",
-                                           "tv-bound", "threshold", "permutation"]),
-              default=None, help="Closeness test (default: paper; threshold in two-sample mode).")
+@click.option(
+    "--reference",
+    "reference_spec",
+    default=None,
+    help="Built-in stair reference: stairs:c=6,L=6,stairs=2[,ratio=3][,layout=sort].",
+)
+@click.option(
+    "--reference-table",
+    default=None,
+    help="File of p over Ω (c**L values, itertools.product order).",
+)
+@click.option(
+    "--reference-samples", default=None, help="File of reference draws (two-sample mode)."
+)
+@click.option(
+    "--epsilon",
+    type=click.FloatRange(min=0, min_open=True),
+    default=0.1,
+    show_default=True,
+    help="Tolerance on the ℓ2 norm ‖p^B − q^B‖₂.",
+)
+@click.option(
+    "--delta",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="Level δ.",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(
+        [
+            "paper",
+            "amplified",
+            "cantelli",
+            "asymptotic",
+            "mc",
+            "tv-bound",
+            "threshold",
+            "permutation",
+        ]
+    ),
+    default=None,
+    help="Closeness test (default: paper; threshold in two-sample mode).",
+)
 @click.option("--split", is_flag=True, help="Choose bins on half the samples, test on the rest.")
 @click.option("--k-max", type=click.IntRange(min=1), default=None, help="Last level (default 2s).")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=999, show_default=True)
@@ -116,7 +154,7 @@ def granularity_command(
       $ modelcompare granularity model.npy --reference stairs:c=6,L=6,stairs=3,ratio=2 --seed 0 --json
       {"all_accepted": false, "first_rejected_k": 6, "max_accepted_k": 5, ..., "test": "granularity"}
     """
-    from ..categorical import granularity, stair_distribution
+    from modelcompare.categorical import granularity, stair_distribution
 
     if alpha is not None:
         raise click.UsageError("granularity is a decision at --delta; --alpha does not apply.")
@@ -133,8 +171,12 @@ def granularity_command(
     if reference_spec is not None:
         spec = parse_reference_spec(reference_spec)
         ref = stair_distribution(
-            spec["c"], spec["L"], spec["stairs"], spec.get("ratio", 2.0),
-            layout=spec.get("layout", "index"), positive_fraction=spec.get("positive_fraction"),
+            spec["c"],
+            spec["L"],
+            spec["stairs"],
+            spec.get("ratio", 2.0),
+            layout=spec.get("layout", "index"),
+            positive_fraction=spec.get("positive_fraction"),
         )
     elif reference_table is not None:
         ref = _table_reference(reference_table, x.shape[1])
@@ -147,8 +189,16 @@ def granularity_command(
             raise click.BadParameter(f"must be >= {lo}; got {k_max}.", param_hint="'--k-max'")
         k_range = range(lo, k_max + 1)
     result = granularity(
-        ref, x, epsilon=epsilon, delta=delta, mode=mode, split=split, k_range=k_range,
-        reference_samples=ref_x, n_resamples=n_resamples, seed=seed,
+        ref,
+        x,
+        epsilon=epsilon,
+        delta=delta,
+        mode=mode,
+        split=split,
+        k_range=k_range,
+        reference_samples=ref_x,
+        n_resamples=n_resamples,
+        seed=seed,
     )
     rows = [
         ("mode", result.mode),
@@ -163,9 +213,16 @@ def granularity_command(
     emit(
         test="granularity",
         result=result,
-        params={"reference": reference_spec or reference_table or "samples",
-                "reference_samples": reference_samples, "epsilon": epsilon, "delta": delta,
-                "mode": result.mode, "split": split, "k_max": k_max, "n_resamples": n_resamples},
+        params={
+            "reference": reference_spec or reference_table or "samples",
+            "reference_samples": reference_samples,
+            "epsilon": epsilon,
+            "delta": delta,
+            "mode": result.mode,
+            "split": split,
+            "k_max": k_max,
+            "n_resamples": n_resamples,
+        },
         seed=result.seed_used,
         as_json=as_json,
         quiet=quiet,

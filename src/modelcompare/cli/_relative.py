@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from ._common import common_options, emit, handle_errors
-from ._io import read_matrix
+from modelcompare._foundation.io import read_matrix
+from modelcompare.cli._common import common_options, emit, handle_errors
 
 TESTS = ("ume", "mmd", "kid", "fid")
 
@@ -95,7 +95,7 @@ def relative_command(
       {"bandwidth": 1.02, ..., "pvalue": 0.003, "seed": 0, "statistic": 0.41,
        "test": "relative-mmd", ...}
     """
-    from .. import relative
+    from modelcompare import relative
 
     _only_for(locations, "--locations", ("ume",), test)
     _only_for(optimize, "--optimize/--no-optimize", ("ume",), test)

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ._common import handle_errors
+from modelcompare.cli._common import handle_errors
 
 
 def _scheduler(address: str | None) -> Any:
@@ -20,7 +20,7 @@ def _scheduler(address: str | None) -> Any:
         return stack
     import joblib
 
-    from .._optional import import_optional
+    from modelcompare._foundation.optional import import_optional
 
     distributed = import_optional("distributed", purpose="--scheduler (running on a Dask cluster)")
     if address == "local":
@@ -96,8 +96,8 @@ def sweep_command(
       $ modelcompare sweep sweep.yaml --scheduler tcp://10.0.0.5:8786 --json
       {"n_failed": 0, "n_run": 4, "n_skipped": 0, "out": "results.parquet", "rows": [...], ...}
     """
-    from .. import __version__
-    from ..experiments._config import load_config, run_config
+    from modelcompare import __version__
+    from modelcompare.experiments._config import load_config, run_config
 
     cfg = load_config(config)
     if out is None and cfg.get("out") is None:
@@ -131,8 +131,8 @@ def sweep_command(
             first = table.loc[table["error"].notna(), "error"].iloc[0]
             click.echo(f"first error: {first}", err=True)
     if as_json:
-        from .._results import to_builtin
-        from ._common import _jsonable
+        from modelcompare._foundation.results import to_builtin
+        from modelcompare.cli._common import _jsonable
 
         payload = {
             "test": "sweep",

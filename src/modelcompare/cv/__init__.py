@@ -1,8 +1,8 @@
 """Cross-validated model comparison: corrected and Bayesian t-tests, all-pairs tables, and
 many-models × many-data-sets tests (Friedman, Nemenyi, Wilcoxon–Holm, Bayesian signed-rank)."""
 
-from ._bayes import BayesianTTestResult, bayesian_ttest
-from ._multi import (
+from modelcompare.cv._bayes import BayesianTTestResult, bayesian_ttest
+from modelcompare.cv._multi import (
     BayesianSignedRankResult,
     FriedmanResult,
     PosthocResult,
@@ -11,10 +11,10 @@ from ._multi import (
     nemenyi_test,
     wilcoxon_holm,
 )
-from ._pairwise import adjust_pvalues, compare_models
-from ._plots import plot_critical_difference, plot_posterior
-from ._scores import SplitSizes, scores_from_cv_results, split_sizes
-from ._ttest import CorrectedTTestResult, corrected_ttest
+from modelcompare.cv._pairwise import adjust_pvalues, compare_models
+from modelcompare.cv._plots import plot_critical_difference, plot_posterior
+from modelcompare.cv._scores import SplitSizes, scores_from_cv_results, split_sizes
+from modelcompare.cv._ttest import CorrectedTTestResult, corrected_ttest
 
 __all__ = [
     "BayesianSignedRankResult",

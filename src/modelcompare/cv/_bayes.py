@@ -10,10 +10,10 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from .._results import ConfidenceInterval, Result, result_class
-from .._validation import check_fraction
-from .._warnings import ModelCompareWarning
-from ._core import paired_differences, resolve_ratio, warn_degenerate
+from modelcompare._foundation.errors import ModelCompareWarning
+from modelcompare._foundation.results import ConfidenceInterval, Result, result_class
+from modelcompare._foundation.validation import check_fraction
+from modelcompare.cv._core import paired_differences, resolve_ratio, warn_degenerate
 
 __all__ = ["BayesianTTestResult", "bayesian_ttest", "check_rope", "posterior_probs"]
 

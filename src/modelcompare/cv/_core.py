@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .._validation import as_numpy, check_choice, check_positive
-from .._warnings import DegenerateDataWarning, ModelCompareWarning
+from modelcompare._foundation.errors import DegenerateDataWarning, ModelCompareWarning
+from modelcompare._foundation.validation import as_numpy, check_choice, check_positive
 
 __all__ = [
     "ALTERNATIVES",

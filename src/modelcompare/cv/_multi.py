@@ -15,12 +15,18 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from .._random import SeedLike, check_seed
-from .._results import Result, result_class
-from .._validation import as_numpy, check_choice, check_fraction, check_int, check_positive
-from .._warnings import DegenerateDataWarning
-from ._bayes import check_rope
-from ._pairwise import adjust_pvalues
+from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import (
+    as_numpy,
+    check_choice,
+    check_fraction,
+    check_int,
+    check_positive,
+)
+from modelcompare.cv._bayes import check_rope
+from modelcompare.cv._pairwise import adjust_pvalues
 
 __all__ = [
     "BayesianSignedRankResult",
@@ -453,7 +459,7 @@ def bayesian_signed_rank(
        signed-rank test based on the Dirichlet process", ICML 2014.
     .. [2] A. Benavoli, G. Corani, J. Demšar and M. Zaffalon, JMLR 18, 2017.
     """
-    from ._core import paired_differences
+    from modelcompare.cv._core import paired_differences
 
     lo, hi = check_rope(rope)
     prior = check_positive(prior, "prior")

@@ -9,11 +9,17 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice
-from .._warnings import DegenerateDataWarning
-from ._bayes import check_rope, posterior_probs
-from ._core import ALTERNATIVES, NAN_POLICIES, paired_differences, resolve_ratio, t_pvalue
-from ._scores import extract_scores, split_sizes
+from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.validation import check_choice
+from modelcompare.cv._bayes import check_rope, posterior_probs
+from modelcompare.cv._core import (
+    ALTERNATIVES,
+    NAN_POLICIES,
+    paired_differences,
+    resolve_ratio,
+    t_pvalue,
+)
+from modelcompare.cv._scores import extract_scores, split_sizes
 
 __all__ = ["P_ADJUST", "adjust_pvalues", "compare_models"]
 

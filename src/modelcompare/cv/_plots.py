@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from .._optional import import_optional
-from ._bayes import BayesianTTestResult
-from ._multi import PosthocResult
+from modelcompare._foundation.optional import import_optional
+from modelcompare.cv._bayes import BayesianTTestResult
+from modelcompare.cv._multi import PosthocResult
 
 __all__ = ["plot_critical_difference", "plot_posterior"]
 

@@ -10,8 +10,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._validation import as_numpy, check_int
-from .._warnings import NotFittedError
+from modelcompare._foundation.errors import NotFittedError
+from modelcompare._foundation.validation import as_numpy, check_int
 
 __all__ = ["ScoreTable", "SplitSizes", "extract_scores", "scores_from_cv_results", "split_sizes"]
 

@@ -5,27 +5,18 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from scipy import stats
-
-from .._results import ConfidenceInterval, Result, result_class
-from .._validation import check_choice, check_fraction
-from ._core import ALTERNATIVES, paired_differences, resolve_ratio, t_pvalue, warn_degenerate
+from modelcompare._foundation.results import ConfidenceInterval, Result, result_class
+from modelcompare._foundation.stats import t_interval
+from modelcompare._foundation.validation import check_choice, check_fraction
+from modelcompare.cv._core import (
+    ALTERNATIVES,
+    paired_differences,
+    resolve_ratio,
+    t_pvalue,
+    warn_degenerate,
+)
 
 __all__ = ["CorrectedTTestResult", "corrected_ttest", "t_interval"]
-
-
-def t_interval(
-    mean: float, se: float, df: float, confidence_level: float, alternative: str
-) -> ConfidenceInterval:
-    """Student-t interval ``mean ± t_df.ppf(...)·se``; one-sided bounds follow ``alternative``."""
-    level = check_fraction(confidence_level, "confidence_level")
-    if alternative == "two-sided":
-        q = stats.t.ppf(0.5 + level / 2.0, df)
-        return ConfidenceInterval(mean - q * se, mean + q * se)
-    q = stats.t.ppf(level, df)
-    if alternative == "greater":
-        return ConfidenceInterval(mean - q * se, math.inf)
-    return ConfidenceInterval(-math.inf, mean + q * se)
 
 
 @result_class

@@ -30,8 +30,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._random import SeedLike
-from ._sweep import FORMATS, run_sweep
+from modelcompare._foundation.seeds import SeedLike
+from modelcompare.experiments._sweep import FORMATS, run_sweep
 
 __all__ = ["SWEEP_TESTS", "ConfigError", "load_config", "run_config", "sweep_tasks"]
 
@@ -68,7 +68,7 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     suffix = path.suffix.lower()
     text = path.read_text()
     if suffix in (".yaml", ".yml"):
-        from .._optional import import_optional
+        from modelcompare._foundation.optional import import_optional
 
         yaml = import_optional("yaml", purpose="reading YAML sweep configs", hint="Or use JSON.")
         try:
@@ -224,7 +224,7 @@ def sweep_tasks(
 
 @functools.lru_cache(maxsize=16)
 def _load(path: str, columns: tuple | None) -> Any:
-    from ..cli._io import read_matrix
+    from modelcompare._foundation.io import read_matrix
 
     arr = read_matrix(path, columns=list(columns) if columns else None)
     arr.setflags(write=False)  # shared between tasks of a worker

@@ -11,12 +11,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._random import SeedLike
-from .._results import Result, result_class
-from .._validation import check_choice, check_fraction, check_int
-from ._run_many import run_many
-from ._seeds import config_key
-from ._sweep import run_sweep
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike
+from modelcompare._foundation.task_seeds import config_key
+from modelcompare._foundation.validation import check_choice, check_fraction, check_int
+from modelcompare.experiments._run_many import run_many
+from modelcompare.experiments._sweep import run_sweep
 
 __all__ = ["PowerStudyResult", "power_study"]
 

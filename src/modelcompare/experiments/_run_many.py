@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from .._random import SeedLike
-from .._results import to_builtin
-from ._seeds import base_seed, canonical_json, config_key, task_seed
+from modelcompare._foundation.parallel import flatten_config, flatten_output
+from modelcompare._foundation.seeds import SeedLike
+from modelcompare._foundation.task_seeds import base_seed, canonical_json, config_key, task_seed
+from modelcompare._foundation.threads import limit_threads as one_thread
 
 __all__ = ["run_many"]
 
@@ -55,22 +53,6 @@ def prepare_tasks(configs: Any, seed: SeedLike) -> tuple[list[dict[str, Any]], l
     return configs, keys, base_seed(seed)
 
 
-def _limit_threads() -> Any:
-    """Context limiting BLAS/OpenMP pools (and torch, when imported) to one thread."""
-    from contextlib import ExitStack
-
-    from threadpoolctl import threadpool_limits
-
-    stack = ExitStack()
-    stack.enter_context(threadpool_limits(limits=1))
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        previous = torch.get_num_threads()
-        torch.set_num_threads(1)
-        stack.callback(torch.set_num_threads, previous)
-    return stack
-
-
 def _format_warning(w: warnings.WarningMessage) -> str:
     return f"{w.category.__name__}: {w.message}"
 
@@ -91,7 +73,7 @@ def run_task(
         warnings.simplefilter("always")
         try:
             if limit_threads:
-                with _limit_threads():
+                with one_thread():
                     out = fn(**config, seed=seed)
             else:
                 out = fn(**config, seed=seed)
@@ -113,42 +95,6 @@ def run_task(
         runtime_s=time.perf_counter() - started,
     )
     return record
-
-
-def _cell(value: Any) -> Any:
-    """One table cell: scalars stay, lists and dicts become JSON text."""
-    value = to_builtin(value, include_arrays=False)
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    return json.dumps(value, sort_keys=True)
-
-
-def flatten_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """Config entries as table cells."""
-    return {str(k): _cell(v) for k, v in config.items()}
-
-
-def flatten_output(out: Any) -> dict[str, Any]:
-    """A task's return value as table cells.
-
-    A result object contributes its scalar fields (``to_dict(include_arrays=False)``, plus its
-    ``statistic`` when that is a property); a mapping its entries; a number ``value``; None nothing.
-    """
-    if out is None:
-        return {}
-    if hasattr(out, "to_dict") and not hasattr(out, "columns"):
-        fields = out.to_dict(include_arrays=False)
-        row = {}
-        if "statistic" not in fields and hasattr(out, "statistic"):
-            row["statistic"] = _cell(out.statistic)
-        row.update({str(k): _cell(v) for k, v in fields.items()})
-        return row
-    if isinstance(out, Mapping):
-        return {str(k): _cell(v) for k, v in out.items()}
-    if isinstance(out, bool | int | float | np.generic):
-        return {"value": _cell(out)}
-    msg = f"a task must return a result object, a dict or a number; got {type(out).__name__}."
-    raise TypeError(msg)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -9,10 +9,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._random import SeedLike
-from .._warnings import MissingDependencyError
-from ._run_many import config_columns, execute, prepare_tasks, to_frame
-from ._seeds import base_seed
+from modelcompare._foundation.errors import MissingDependencyError
+from modelcompare._foundation.seeds import SeedLike
+from modelcompare._foundation.task_seeds import base_seed
+from modelcompare.experiments._run_many import config_columns, execute, prepare_tasks, to_frame
 
 __all__ = ["parts_dir", "run_sweep"]
 

@@ -1,22 +1,27 @@
 """Posterior diagnostics for normalising-flow posteriors (issue 4)."""
 
-from ._adapters import NflowsFlow, SbiFlow, ZukoFlow, as_flow
-from ._flows import (
+from modelcompare.posterior._adapters import NflowsFlow, SbiFlow, ZukoFlow, as_flow
+from modelcompare.posterior._flows import (
     AffineGaussianFlow,
     ConditionalFlow,
     ConditionalGaussianModel,
     FlowCheckResult,
     check_flow,
 )
-from ._global import GlobalCoverageResult, alpha_grid, ecdf_band, global_coverage_test
-from ._independence import (
+from modelcompare.posterior._global import (
+    GlobalCoverageResult,
+    alpha_grid,
+    ecdf_band,
+    global_coverage_test,
+)
+from modelcompare.posterior._independence import (
     IndependenceResult,
     LocalIndependenceResult,
     local_independence_test,
     pit_independence_test,
 )
-from ._lc2st import LC2STResult, lc2st_nf
-from ._lct import (
+from modelcompare.posterior._lc2st import LC2STResult, lc2st_nf
+from modelcompare.posterior._lct import (
     AmortizedRegressor,
     LocalCoverageResult,
     NearestNeighborRegressor,
@@ -25,15 +30,15 @@ from ._lct import (
     fit_null_regressors,
     local_coverage_test,
 )
-from ._pit import pit
-from ._plots import (
+from modelcompare.posterior._pit import pit
+from modelcompare.posterior._plots import (
     plot_global_histograms,
     plot_global_pp,
     plot_local_pp,
     plot_local_statistics,
 )
-from ._sbc import SBCResult, sbc, sbc_ranks, sbc_test
-from ._tarp import TARPResult, tarp
+from modelcompare.posterior._sbc import SBCResult, sbc, sbc_ranks, sbc_test
+from modelcompare.posterior._tarp import TARPResult, tarp
 
 __all__ = [
     "AffineGaussianFlow",

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from .._random import SeedLike, check_seed
-from .._torch import import_torch
-from .._validation import check_int, check_samples
-from ._flows import _pair_iv
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.torch_support import import_torch
+from modelcompare._foundation.validation import check_int, check_samples
+from modelcompare.posterior._flows import _pair_iv
 
 __all__ = ["NflowsFlow", "SbiFlow", "ZukoFlow", "as_flow"]
 

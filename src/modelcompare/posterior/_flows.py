@@ -14,9 +14,14 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from scipy import linalg
 
-from .._random import SeedLike, check_seed
-from .._results import Result, result_class
-from .._validation import check_int, check_positive, check_same_rows, check_samples
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import (
+    check_int,
+    check_positive,
+    check_same_rows,
+    check_samples,
+)
 
 __all__ = [
     "AffineGaussianFlow",
@@ -84,7 +89,9 @@ class AffineGaussianFlow:
         scale_arr = check_samples(scale, "scale", min_samples=1)
         m = k.shape[0]
         if scale_arr.shape != (m, m):
-            msg = f"`scale` must have shape ({m}, {m}) to match `mean_matrix`; got {scale_arr.shape}."
+            msg = (
+                f"`scale` must have shape ({m}, {m}) to match `mean_matrix`; got {scale_arr.shape}."
+            )
             raise ValueError(msg)
         sign, logdet = np.linalg.slogdet(scale_arr)
         if sign == 0 or not np.isfinite(logdet):

@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .._random import SeedLike, check_seed
-from .._results import Result, result_class
-from .._validation import as_numpy, check_choice, check_fraction, check_int
-from .._warnings import ModelCompareWarning
-from ._pit import check_pit_values
+from modelcompare._foundation.errors import ModelCompareWarning
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import as_numpy, check_choice, check_fraction, check_int
+from modelcompare.posterior._pit import check_pit_values
 
 __all__ = [
     "GlobalCoverageResult",

@@ -15,9 +15,9 @@ from joblib import Parallel, delayed
 from scipy import stats
 from scipy.special import ndtri
 
-from .._random import SeedLike, check_seed, sklearn_seed
-from .._results import Result, result_class
-from .._validation import (
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
+from modelcompare._foundation.validation import (
     check_choice,
     check_fraction,
     check_int,
@@ -25,15 +25,15 @@ from .._validation import (
     check_same_width,
     check_samples,
 )
-from ._lct import (
+from modelcompare.posterior._lct import (
     _adjust,
     _check_n_null,
     _standardisation,
     _warn_resolution,
     mc_pvalue,
 )
-from ._pit import check_pit_values
-from ._regressors import _KNNIndex, _set_seed
+from modelcompare.posterior._pit import check_pit_values
+from modelcompare.posterior._regressors import _KNNIndex, _set_seed
 
 __all__ = [
     "IndependenceResult",
@@ -152,8 +152,13 @@ def pit_independence_test(
     k = len(pair_list)
     stat = float(np.max(np.abs(st_arr))) if method != "chi2" else float(st_arr.max())
     return IndependenceResult(
-        statistic=stat, pvalue=float(min(1.0, k * pv_arr.min())), pair_statistics=st_arr,
-        pair_pvalues=pv_arr, pairs=pair_list, method=method, n=n,
+        statistic=stat,
+        pvalue=float(min(1.0, k * pv_arr.min())),
+        pair_statistics=st_arr,
+        pair_pvalues=pv_arr,
+        pairs=pair_list,
+        method=method,
+        n=n,
     )
 
 
@@ -184,8 +189,12 @@ class _SklearnMean:
         from sklearn.ensemble import HistGradientBoostingRegressor
 
         est = self.estimator or HistGradientBoostingRegressor(
-            max_iter=60, learning_rate=0.05, max_leaf_nodes=7, min_samples_leaf=100,
-            l2_regularization=1.0, early_stopping=False,
+            max_iter=60,
+            learning_rate=0.05,
+            max_leaf_nodes=7,
+            min_samples_leaf=100,
+            l2_regularization=1.0,
+            early_stopping=False,
         )
         est = _set_seed(est, seed).fit(x, y)
         return est.predict
@@ -237,7 +246,9 @@ def _fit_predict(reg: Any, xs: np.ndarray, y: np.ndarray, xe: np.ndarray, seed: 
     return np.asarray(reg.fit(xs, y, seed)(xe), dtype=float)
 
 
-def _null_products(reg: Any, xs: np.ndarray, xe: np.ndarray, child: np.random.Generator) -> np.ndarray:
+def _null_products(
+    reg: Any, xs: np.ndarray, xe: np.ndarray, child: np.random.Generator
+) -> np.ndarray:
     e = child.standard_normal((2, xs.shape[0]))
     return _fit_predict(reg, xs, e[0] * e[1], xe, sklearn_seed(child))
 
@@ -307,7 +318,9 @@ def local_independence_test(
     n_null = _check_n_null(n_null)
     if eval_correction is not None:
         eval_correction = check_choice(eval_correction, "eval_correction", ("bonferroni", "holm"))
-    _warn_resolution(len(pair_list), x_eval.shape[0] if eval_correction else 1, n_null, "bonferroni")
+    _warn_resolution(
+        len(pair_list), x_eval.shape[0] if eval_correction else 1, n_null, "bonferroni"
+    )
     rng, seed_used = check_seed(seed)
     null_rng, obs_rng = rng.spawn(2)
     mean, scale = _standardisation(x)
@@ -328,8 +341,17 @@ def local_independence_test(
     pvalues = mc_pvalue(t_obs, t_null[:, None, :])
     pvalue = np.minimum(1.0, len(pair_list) * pvalues.min(axis=0))
     return LocalIndependenceResult(
-        statistic=t_obs, pvalue=pvalue, pvalues=pvalues,
-        pvalue_adjusted=_adjust(pvalue, eval_correction), regression=g_obs, pairs=pair_list,
-        x_eval=x_eval.copy(), regressor=reg.name, n=n, n_null=n_null,
-        eval_correction=eval_correction, seed_used=seed_used, null_statistic=t_null,
+        statistic=t_obs,
+        pvalue=pvalue,
+        pvalues=pvalues,
+        pvalue_adjusted=_adjust(pvalue, eval_correction),
+        regression=g_obs,
+        pairs=pair_list,
+        x_eval=x_eval.copy(),
+        regressor=reg.name,
+        n=n,
+        n_null=n_null,
+        eval_correction=eval_correction,
+        seed_used=seed_used,
+        null_statistic=t_null,
     )

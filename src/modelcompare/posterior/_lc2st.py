@@ -8,12 +8,17 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
 
-from .._random import SeedLike, check_seed, sklearn_seed
-from .._results import Result, result_class
-from .._validation import check_choice, check_int, check_same_width, check_samples
-from ._flows import _pair_iv
-from ._lct import _adjust, _check_n_null, _standardisation, mc_pvalue
-from ._regressors import _set_seed
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
+from modelcompare._foundation.validation import (
+    check_choice,
+    check_int,
+    check_same_width,
+    check_samples,
+)
+from modelcompare.posterior._flows import _pair_iv
+from modelcompare.posterior._lct import _adjust, _check_n_null, _standardisation, mc_pvalue
+from modelcompare.posterior._regressors import _set_seed
 
 __all__ = ["LC2STResult", "lc2st_nf"]
 
@@ -28,8 +33,9 @@ def _classifier(classifier: Any) -> Any:
     if classifier == "mlp":
         from sklearn.neural_network import MLPClassifier
 
-        return MLPClassifier(hidden_layer_sizes=(64, 64), max_iter=500, early_stopping=True,
-                             n_iter_no_change=20)
+        return MLPClassifier(
+            hidden_layer_sizes=(64, 64), max_iter=500, early_stopping=True, n_iter_no_change=20
+        )
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import PolynomialFeatures, StandardScaler
@@ -55,8 +61,15 @@ class LC2STResult(Result):
     _repr_fields = ("n", "n_null", "classifier")
 
 
-def _fit_stat(clf: Any, z0: np.ndarray, z1: np.ndarray, xs: np.ndarray, z_eval: np.ndarray,
-              xe: np.ndarray, seed: int) -> np.ndarray:
+def _fit_stat(
+    clf: Any,
+    z0: np.ndarray,
+    z1: np.ndarray,
+    xs: np.ndarray,
+    z_eval: np.ndarray,
+    xe: np.ndarray,
+    seed: int,
+) -> np.ndarray:
     feats = np.vstack([np.hstack([z0, xs]), np.hstack([z1, xs])])
     y = np.r_[np.zeros(len(z0)), np.ones(len(z1))]
     est = _set_seed(clone(clf), seed).fit(feats, y)
@@ -68,8 +81,9 @@ def _fit_stat(clf: Any, z0: np.ndarray, z1: np.ndarray, xs: np.ndarray, z_eval: 
     return out
 
 
-def _null_stat(clf: Any, xs: np.ndarray, m: int, z_eval: np.ndarray, xe: np.ndarray,
-               child: np.random.Generator) -> np.ndarray:
+def _null_stat(
+    clf: Any, xs: np.ndarray, m: int, z_eval: np.ndarray, xe: np.ndarray, child: np.random.Generator
+) -> np.ndarray:
     z = child.standard_normal((2, xs.shape[0], m))
     return _fit_stat(clf, z[0], z[1], xs, z_eval, xe, sklearn_seed(child))
 
@@ -142,11 +156,20 @@ def lc2st_nf(
             delayed(_null_stat)(clf, xs, m, z_eval, xe, c) for c in null_rng.spawn(n_null)
         )
     )
-    t_obs = _fit_stat(clf, z, obs_rng.standard_normal((n, m)), xs, z_eval, xe, sklearn_seed(obs_rng))
+    t_obs = _fit_stat(
+        clf, z, obs_rng.standard_normal((n, m)), xs, z_eval, xe, sklearn_seed(obs_rng)
+    )
     pvalue = mc_pvalue(t_obs, t_null)
     name = classifier if isinstance(classifier, str) else type(classifier).__name__
     return LC2STResult(
-        statistic=t_obs, pvalue=pvalue, pvalue_adjusted=_adjust(pvalue, eval_correction),
-        x_eval=x_eval.copy(), classifier=name, n=n, n_null=n_null, n_eval=n_eval,
-        seed_used=seed_used, null_statistic=t_null,
+        statistic=t_obs,
+        pvalue=pvalue,
+        pvalue_adjusted=_adjust(pvalue, eval_correction),
+        x_eval=x_eval.copy(),
+        classifier=name,
+        n=n,
+        n_null=n_null,
+        n_eval=n_eval,
+        seed_used=seed_used,
+        null_statistic=t_null,
     )

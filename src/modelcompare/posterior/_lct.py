@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed
 
-from .._random import SeedLike, check_seed, sklearn_seed
-from .._results import Result, result_class
-from .._validation import (
+from modelcompare._foundation.errors import DegenerateDataWarning, TooFewResamplesWarning
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
+from modelcompare._foundation.validation import (
     check_choice,
     check_fraction,
     check_int,
@@ -25,10 +26,9 @@ from .._validation import (
     check_same_width,
     check_samples,
 )
-from .._warnings import DegenerateDataWarning, TooFewResamplesWarning
-from ._global import alpha_grid
-from ._pit import check_pit_values
-from ._regressors import (
+from modelcompare.posterior._global import alpha_grid
+from modelcompare.posterior._pit import check_pit_values
+from modelcompare.posterior._regressors import (
     AmortizedRegressor,
     NearestNeighborRegressor,
     PerAlphaRegressor,
@@ -46,7 +46,6 @@ __all__ = [
     "mc_pvalue",
     "resolve_regressor",
 ]
-
 
 
 # --------------------------------------------------------------------------------------- null cache
@@ -110,16 +109,28 @@ def _null_fit(reg: Any, xs: np.ndarray, alphas: np.ndarray, child: np.random.Gen
 
 
 def _fit_null(
-    x: np.ndarray, alphas: np.ndarray, reg: Any, n_null: int, rng: np.random.Generator,
-    seed_used: int | None, n_jobs: int | None,
+    x: np.ndarray,
+    alphas: np.ndarray,
+    reg: Any,
+    n_null: int,
+    rng: np.random.Generator,
+    seed_used: int | None,
+    n_jobs: int | None,
 ) -> NullRegressors:
     mean, scale = _standardisation(x)
     xs = (x - mean) / scale
     children = rng.spawn(n_null)
     models = Parallel(n_jobs=n_jobs)(delayed(_null_fit)(reg, xs, alphas, c) for c in children)
     return NullRegressors(
-        alphas=alphas, regressor=reg, n_null=n_null, n=x.shape[0], x_mean=mean, x_scale=scale,
-        fingerprint=_fingerprint(x), seed_used=seed_used, models=tuple(models),
+        alphas=alphas,
+        regressor=reg,
+        n_null=n_null,
+        n=x.shape[0],
+        x_mean=mean,
+        x_scale=scale,
+        fingerprint=_fingerprint(x),
+        seed_used=seed_used,
+        models=tuple(models),
     )
 
 
@@ -380,7 +391,13 @@ def local_coverage_test(
     if null is None:
         grid = alpha_grid(alphas)
         null = _fit_null(
-            x, grid, resolve_regressor(regressor), _check_n_null(n_null), null_rng, seed_used, n_jobs
+            x,
+            grid,
+            resolve_regressor(regressor),
+            _check_n_null(n_null),
+            null_rng,
+            seed_used,
+            n_jobs,
         )
     else:
         if not isinstance(null, NullRegressors):
@@ -395,8 +412,7 @@ def local_coverage_test(
     xs = null.standardise(x)
     xe = null.standardise(x_eval)
     fits = Parallel(n_jobs=n_jobs)(
-        delayed(reg.fit)(xs, p[:, i], grid, sklearn_seed(c))
-        for i, c in enumerate(obs_rng.spawn(m))
+        delayed(reg.fit)(xs, p[:, i], grid, sklearn_seed(c)) for i, c in enumerate(obs_rng.spawn(m))
     )
     r_obs = np.stack([f.predict(xe) for f in fits])  # (m, E, G)
     r_null = np.stack([mdl.predict(xe) for mdl in null.models])  # (B, E, G)

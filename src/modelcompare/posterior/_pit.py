@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr
 
-from .._validation import check_int, check_same_rows, check_samples
+from modelcompare._foundation.validation import check_int, check_same_rows, check_samples
 
 __all__ = ["check_pit_values", "pit"]
 
@@ -79,7 +79,9 @@ def pit(flow: Any, theta: Any, x: Any, *, batch_size: int | None = None) -> np.n
     return ndtr(z)
 
 
-def check_pit_values(pit_values: Any, name: str = "pit_values", *, min_samples: int = 2) -> np.ndarray:
+def check_pit_values(
+    pit_values: Any, name: str = "pit_values", *, min_samples: int = 2
+) -> np.ndarray:
     """Validate an (N, m) matrix of PIT values in [0, 1]."""
     p = check_samples(pit_values, name, min_samples=min_samples)
     if p.min() < 0.0 or p.max() > 1.0:

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from .._optional import import_optional
-from ._global import GlobalCoverageResult
-from ._lct import LocalCoverageResult
+from modelcompare._foundation.optional import import_optional
+from modelcompare.posterior._global import GlobalCoverageResult
+from modelcompare.posterior._lct import LocalCoverageResult
 
 __all__ = ["plot_global_histograms", "plot_global_pp", "plot_local_pp", "plot_local_statistics"]
 
@@ -97,7 +97,9 @@ def plot_global_histograms(
     lo, hi = result.hist_band
     corr = ", Bonferroni" if result.band_correction == "bonferroni" else ""
     for i, ax in enumerate(axs):
-        ax.axhspan(lo, hi, color="0.85", label=f"{100 * result.band_level:g} % pointwise (binomial{corr})")
+        ax.axhspan(
+            lo, hi, color="0.85", label=f"{100 * result.band_level:g} % pointwise (binomial{corr})"
+        )
         ax.stairs(result.hist_counts[:, i], edges, fill=True, **{"alpha": 0.7, **kwargs})
         ax.set_title(names[i])
         ax.set_xlabel("PIT")
@@ -164,8 +166,13 @@ def plot_local_pp(
     names = _labels(m, labels)
     a = result.alphas
     for i, ax in enumerate(axs):
-        ax.fill_between(a, result.band_low[index], result.band_high[index], color="0.85",
-                        label=result.band_label())
+        ax.fill_between(
+            a,
+            result.band_low[index],
+            result.band_high[index],
+            color="0.85",
+            label=result.band_label(),
+        )
         ax.plot([0, 1], [0, 1], "k--", lw=1)
         ax.plot(a, result.r_hat[i, index], **{"color": "C1", **kwargs})
         ax.set_title(f"{names[i]} at x₀ #{index} (p={result.pvalues[i, index]:.2g})")

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from .._validation import check_choice, check_int
+from modelcompare._foundation.validation import check_choice, check_int
 
 __all__ = [
     "AmortizedRegressor",
@@ -236,5 +236,3 @@ def resolve_regressor(regressor: Any) -> Any:
         )
         raise TypeError(msg)
     return regressor
-
-

@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .._random import SeedLike, check_seed
-from .._results import Result, result_class
-from .._validation import check_choice, check_int, check_samples
-from ._flows import _pair_iv
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import check_choice, check_int, check_samples
+from modelcompare.posterior._flows import _pair_iv
 
 __all__ = ["SBCResult", "draw_posterior", "sbc", "sbc_ranks", "sbc_test"]
 
@@ -121,8 +121,14 @@ def sbc_test(
     st = np.array([a for a, _ in res])
     pv = np.array([b for _, b in res])
     return SBCResult(
-        statistic=float(st.max()), pvalue=float(min(1.0, r.shape[1] * pv.min())), statistics=st,
-        pvalues=pv, ranks=r.astype(int), n_samples=n_samples, method=method, n=r.shape[0],
+        statistic=float(st.max()),
+        pvalue=float(min(1.0, r.shape[1] * pv.min())),
+        statistics=st,
+        pvalues=pv,
+        ranks=r.astype(int),
+        n_samples=n_samples,
+        method=method,
+        n=r.shape[0],
         seed_used=seed_used,
     )
 
@@ -156,5 +162,3 @@ def sbc(
     ranks = sbc_ranks(flow, theta, x, n_samples=n_samples, seed=a)
     res = sbc_test(ranks, n_samples, method=method, seed=b)
     return dataclasses.replace(res, seed_used=seed_used)
-
-

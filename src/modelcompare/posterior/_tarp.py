@@ -7,11 +7,11 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .._random import SeedLike, check_seed
-from .._results import Result, result_class
-from .._validation import check_int, check_samples
-from ._flows import _pair_iv
-from ._sbc import draw_posterior
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import check_int, check_samples
+from modelcompare.posterior._flows import _pair_iv
+from modelcompare.posterior._sbc import draw_posterior
 
 __all__ = ["TARPResult", "tarp"]
 
@@ -112,7 +112,13 @@ def tarp(
     u = (counts + s_jit.uniform(size=counts.shape)) / (n_samples + 1)
     ks = stats.kstest(u, "uniform")
     return TARPResult(
-        statistic=float(ks.statistic), pvalue=float(ks.pvalue),
-        atc=float(np.trapezoid(ecp - alphas, alphas)), alphas=alphas, ecp=ecp, coverage_values=f,
-        n=theta.shape[0], n_samples=n_samples, seed_used=seed_used,
+        statistic=float(ks.statistic),
+        pvalue=float(ks.pvalue),
+        atc=float(np.trapezoid(ecp - alphas, alphas)),
+        alphas=alphas,
+        ecp=ecp,
+        coverage_values=f,
+        n=theta.shape[0],
+        n_samples=n_samples,
+        seed_used=seed_used,
     )

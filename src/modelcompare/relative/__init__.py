@@ -4,23 +4,30 @@ Sample-based tests (Rel-UME, Rel-MMD) take draws of P, Q and R; the density-base
 takes the scores of p and q and draws of R.
 """
 
-from ._fssd import RelFSSDResult, optimize_fssd, rel_fssd
-from ._maps import (
+from modelcompare.relative._fssd import RelFSSDResult, optimize_fssd, rel_fssd
+from modelcompare.relative._maps import (
     LocationSelection,
     PowerCriterionMap,
     fssd_power_criterion_map,
     power_criterion_map,
     select_locations,
 )
-from ._optimize import FSSDParams, UMEParams
-from ._plot import plot_power_criterion_map
-from ._presets import PRESETS
-from ._ume import RelUMEResult, optimize_ume, rel_ume
+from modelcompare.relative._optimize import FSSDParams, UMEParams
+from modelcompare.relative._plot import plot_power_criterion_map
+from modelcompare.relative._presets import PRESETS
+from modelcompare.relative._ume import RelUMEResult, optimize_ume, rel_ume
 
 # isort: split
 # Rel-MMD, KID, FID (relative-mmd branch)
-from ._image_metrics import KIDResult, RelFIDResult, fid, kid, relative_fid, relative_kid
-from ._mmd import RelMMDResult, bounliphone_bandwidth, rel_mmd
+from modelcompare.relative._image_metrics import (
+    KIDResult,
+    RelFIDResult,
+    fid,
+    kid,
+    relative_fid,
+    relative_kid,
+)
+from modelcompare.relative._mmd import RelMMDResult, bounliphone_bandwidth, rel_mmd
 
 __all__ = [  # noqa: RUF022 (two blocks: UME/FSSD, then MMD/KID/FID)
     "PRESETS",

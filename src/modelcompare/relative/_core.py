@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.stats import norm
 
-from .._warnings import DegenerateDataWarning
+from modelcompare._foundation.errors import DegenerateDataWarning
 
 __all__ = [
     "SUM_SQRT_VAR_TOL",

@@ -8,11 +8,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._random import SeedLike, check_seed
-from .._results import Result, result_class
-from .._validation import check_fraction, check_positive, check_samples
-from ._core import PairedStats, criterion_and_grad, guarded_pvalue, stats_from_sums
-from ._optimize import (
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import check_fraction, check_positive, check_samples
+from modelcompare.relative._core import (
+    PairedStats,
+    criterion_and_grad,
+    guarded_pvalue,
+    stats_from_sums,
+)
+from modelcompare.relative._optimize import (
     FSSDParams,
     check_locations,
     default_sigma2_bounds,
@@ -22,8 +27,8 @@ from ._optimize import (
     pooled_random_rows,
     split_indices,
 )
-from ._presets import OptimOptions, resolve_options
-from ._ume import _chunk_rows, gauss_block
+from modelcompare.relative._presets import OptimOptions, resolve_options
+from modelcompare.relative._ume import _chunk_rows, gauss_block
 
 __all__ = ["RelFSSDResult", "fssd_stats", "optimize_fssd", "rel_fssd", "resolve_score"]
 

@@ -13,12 +13,18 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.linalg
 
-from .._random import SeedLike, check_seed
-from .._results import ConfidenceInterval, Result, result_class
-from .._validation import check_choice, check_fraction, check_int, check_same_width, check_samples
-from .._warnings import DegenerateDataWarning, TooFewResamplesWarning
-from ..kernels import PolynomialKernel
-from ._mmd import RelMMDResult, rel_mmd
+from modelcompare._foundation.errors import DegenerateDataWarning, TooFewResamplesWarning
+from modelcompare._foundation.results import ConfidenceInterval, Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import (
+    check_choice,
+    check_fraction,
+    check_int,
+    check_same_width,
+    check_samples,
+)
+from modelcompare.kernels import PolynomialKernel
+from modelcompare.relative._mmd import RelMMDResult, rel_mmd
 
 __all__ = ["KIDResult", "RelFIDResult", "fid", "kid", "relative_fid", "relative_kid"]
 

@@ -12,11 +12,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._random import SeedLike, check_seed
-from .._results import Result, result_class
-from .._validation import check_int, check_positive, check_samples
-from ._optimize import pair_rows, pooled_meddistance
-from ._ume import _check_xyz, _chunk_rows, gauss_block
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import check_int, check_positive, check_samples
+from modelcompare.relative._optimize import pair_rows, pooled_meddistance
+from modelcompare.relative._ume import _check_xyz, _chunk_rows, gauss_block
 
 __all__ = [
     "LocationSelection",
@@ -269,7 +269,7 @@ def fssd_power_criterion_map(
     PowerCriterionMap
         With ``test="fssd"``; positive criterion where q's shape matches r better (paper Fig. 1c).
     """
-    from ._fssd import eval_score, fssd_stats, resolve_score
+    from modelcompare.relative._fssd import eval_score, fssd_stats, resolve_score
 
     rng, seed_used = check_seed(seed)
     z = check_samples(z, "z", min_samples=4)

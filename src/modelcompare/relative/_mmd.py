@@ -15,18 +15,18 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._random import SeedLike, check_seed
-from .._results import Result, result_class
-from .._validation import (
+from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import (
     check_choice,
     check_int,
     check_positive,
     check_same_width,
     check_samples,
 )
-from .._warnings import DegenerateDataWarning
-from ..kernels import GaussianKernel, sq_distances
-from ._core import guarded_pvalue
+from modelcompare.kernels import GaussianKernel, sq_distances
+from modelcompare.relative._core import guarded_pvalue
 
 __all__ = ["RelMMDResult", "bounliphone_bandwidth", "rel_mmd"]
 

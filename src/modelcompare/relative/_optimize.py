@@ -13,9 +13,9 @@ import numpy as np
 from scipy.optimize import minimize
 from threadpoolctl import threadpool_limits
 
-from .._validation import as_numpy, check_positive
-from ..kernels import meddistance
-from ._presets import OptimOptions
+from modelcompare._foundation.validation import as_numpy, check_positive
+from modelcompare.kernels import meddistance
+from modelcompare.relative._presets import OptimOptions
 
 __all__ = [
     "FSSDParams",
@@ -59,7 +59,7 @@ class _GaussianLocationParams:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary of the parameters (``sigma2`` included)."""
-        from .._results import to_builtin
+        from modelcompare._foundation.results import to_builtin
 
         out = to_builtin(self)
         out["sigma2"] = self.sigma2

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from .._optional import import_optional
-from ._maps import PowerCriterionMap
+from modelcompare._foundation.optional import import_optional
+from modelcompare.relative._maps import PowerCriterionMap
 
 __all__ = ["plot_power_criterion_map"]
 

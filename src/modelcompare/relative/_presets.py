@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .._validation import check_choice, check_int, check_positive
+from modelcompare._foundation.validation import check_choice, check_int, check_positive
 
 __all__ = ["PRESETS", "OptimOptions", "resolve_options"]
 

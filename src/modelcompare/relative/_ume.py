@@ -7,11 +7,22 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._random import SeedLike, check_seed
-from .._results import Result, result_class
-from .._validation import check_fraction, check_int, check_positive, check_same_width, check_samples
-from ._core import PairedStats, criterion_and_grad, guarded_pvalue, stats_from_sums
-from ._optimize import (
+from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.validation import (
+    check_fraction,
+    check_int,
+    check_positive,
+    check_same_width,
+    check_samples,
+)
+from modelcompare.relative._core import (
+    PairedStats,
+    criterion_and_grad,
+    guarded_pvalue,
+    stats_from_sums,
+)
+from modelcompare.relative._optimize import (
     UMEParams,
     check_locations,
     default_sigma2_bounds,
@@ -22,7 +33,7 @@ from ._optimize import (
     pooled_random_rows,
     split_indices,
 )
-from ._presets import OptimOptions, resolve_options
+from modelcompare.relative._presets import OptimOptions, resolve_options
 
 __all__ = ["RelUMEResult", "optimize_ume", "rel_ume", "ume_stats"]
 

@@ -1,0 +1,216 @@
+"""``modelcompare granularity`` command (issue 5, item 9)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from modelcompare import granularity, perturb, stair_distribution
+from modelcompare.cli import app
+from modelcompare.cli._granularity import parse_reference_spec
+
+SPEC = "stairs:c=6,L=6,stairs=3,ratio=2"
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cat")
+    p = stair_distribution(6, 6, 3, 2.0)
+    x = perturb(p, l1=0.2, seed=3).sample(4000, seed=1)
+    np.save(d / "x.npy", x)
+    np.savetxt(d / "x.csv", x, fmt="%d", delimiter=",")
+    np.save(d / "p.npy", p.table)
+    np.save(d / "ref.npy", p.sample(4000, seed=2))
+    np.save(d / "bad.npy", np.full((10, 6), 7))
+    np.save(d / "badtable.npy", np.ones(100))
+    return d, p, x
+
+
+def _run(args):
+    return CliRunner().invoke(app, args, catch_exceptions=False)
+
+
+def test_json_matches_python_api(files):
+    d, p, x = files
+    out = _run(["granularity", str(d / "x.npy"), "--reference", SPEC, "--seed", "0", "--json"])
+    assert out.exit_code == 0, out.output
+    payload = json.loads(out.stdout)
+    res = granularity(p, x, seed=0)
+    assert payload["first_rejected_k"] == res.first_rejected_k
+    assert payload["max_accepted_k"] == res.max_accepted_k
+    np.testing.assert_allclose(payload["statistics"], res.statistics)
+    assert payload["test"] == "granularity"
+    assert payload["seed"] == 0
+    assert payload["tests"][0]["epsilon"] == 0.1
+
+
+def test_table_and_csv_inputs(files):
+    d, _p, _x = files
+    a = json.loads(
+        _run(
+            [
+                "granularity",
+                str(d / "x.csv"),
+                "--reference-table",
+                str(d / "p.npy"),
+                "--seed",
+                "0",
+                "--json",
+            ]
+        ).stdout
+    )
+    b = json.loads(
+        _run(["granularity", str(d / "x.npy"), "--reference", SPEC, "--seed", "0", "--json"]).stdout
+    )
+    np.testing.assert_allclose(a["statistics"], b["statistics"])
+
+
+def test_reference_samples_and_options(files):
+    d, _, _ = files
+    out = _run(
+        [
+            "granularity",
+            str(d / "x.npy"),
+            "--reference-samples",
+            str(d / "ref.npy"),
+            "--reference",
+            SPEC,
+            "--split",
+            "--mode",
+            "permutation",
+            "--n-resamples",
+            "99",
+            "--seed",
+            "1",
+            "--json",
+        ]
+    )
+    assert out.exit_code == 0, out.output
+    payload = json.loads(out.stdout)
+    assert payload["two_sample"]
+    assert payload["split"]
+    assert payload["mode"] == "permutation"
+    human = _run(
+        [
+            "granularity",
+            str(d / "x.npy"),
+            "--reference",
+            SPEC,
+            "--epsilon",
+            "0.18",
+            "--k-max",
+            "6",
+            "--seed",
+            "0",
+        ]
+    )
+    assert human.exit_code == 0
+    assert "first rejected k" in human.stdout
+    assert "binned TV" in human.stdout
+
+
+def test_fail_on_reject_exit_code(files):
+    d, _, _ = files
+    out = _run(
+        [
+            "granularity",
+            str(d / "x.npy"),
+            "--reference",
+            SPEC,
+            "--seed",
+            "0",
+            "--fail-on-reject",
+            "-q",
+        ]
+    )
+    assert out.exit_code == 1
+    ok = _run(
+        [
+            "granularity",
+            str(d / "x.npy"),
+            "--reference",
+            SPEC,
+            "--epsilon",
+            "5",
+            "--fail-on-reject",
+            "-q",
+        ]
+    )
+    assert ok.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["stairs:c=6,L=6", "uniform:c=6", "stairs:c=six,L=6,stairs=2", "stairs:c=6,L=6,stairs=2,foo=1"],
+)
+def test_bad_reference_spec_is_usage_error(files, spec):
+    d, _, _ = files
+    out = _run(["granularity", str(d / "x.npy"), "--reference", spec])
+    assert out.exit_code == 2
+    assert "--reference" in out.output
+
+
+def test_usage_errors(files):
+    d, _, _ = files
+    assert _run(["granularity", str(d / "x.npy")]).exit_code == 2
+    both = _run(
+        [
+            "granularity",
+            str(d / "x.npy"),
+            "--reference",
+            SPEC,
+            "--reference-table",
+            str(d / "p.npy"),
+        ]
+    )
+    assert both.exit_code == 2
+    assert (
+        _run(["granularity", str(d / "x.npy"), "--reference", SPEC, "--alpha", "0.05"]).exit_code
+        == 2
+    )
+    assert (
+        _run(["granularity", str(d / "x.npy"), "--reference", SPEC, "--k-max", "2"]).exit_code == 2
+    )
+
+
+def test_data_errors_exit_3(files):
+    d, _, _ = files
+    missing = _run(["granularity", str(d / "nope.npy"), "--reference", SPEC])
+    assert missing.exit_code == 3
+    assert "no such file" in missing.output
+    out_of_range = _run(["granularity", str(d / "bad.npy"), "--reference", SPEC])
+    assert out_of_range.exit_code == 3
+    assert "outside 0..5" in out_of_range.output
+    table = _run(["granularity", str(d / "x.npy"), "--reference-table", str(d / "badtable.npy")])
+    assert table.exit_code == 3
+    assert "c**L" in table.output
+    layout = _run(
+        ["granularity", str(d / "x.npy"), "--reference", "stairs:c=6,L=6,stairs=3,layout=sort"]
+    )
+    assert layout.exit_code == 3
+    assert "n_stairs = 2" in layout.output
+    mode = _run(
+        [
+            "granularity",
+            str(d / "x.npy"),
+            "--reference-samples",
+            str(d / "ref.npy"),
+            "--mode",
+            "paper",
+        ]
+    )
+    assert mode.exit_code == 3
+    assert "mode" in mode.output
+
+
+def test_parse_reference_spec():
+    assert parse_reference_spec("stairs:c=20,L=20,stairs=2,ratio=3,layout=sort") == {
+        "c": 20,
+        "L": 20,
+        "stairs": 2,
+        "ratio": 3.0,
+        "layout": "sort",
+    }
