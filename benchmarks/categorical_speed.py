@@ -31,9 +31,9 @@ from modelcompare import granularity, stair_distribution
 
 # ---------------------------------------------------------------------- reference formulation
 def _ref_test(
-    p_bins: list[float], counts: list[int], eps: float, delta: float, rng: np.random.Generator
+    p_bins: list[float], counts: list[int], eps: float, alpha: float, rng: np.random.Generator
 ) -> bool:
-    n_batches = math.floor(math.log2(1 / delta))
+    n_batches = math.floor(math.log2(1 / alpha))
     labels = [j for j, c in enumerate(counts) for _ in range(c)]
     rng.shuffle(labels)
     size = len(labels) // n_batches
@@ -54,7 +54,7 @@ def reference_granularity(
     masses: list[float],
     samples: list[Any],
     eps: float = 0.1,
-    delta: float = 0.05,
+    alpha: float = 0.05,
     seed: int = 0,
 ) -> list[bool]:
     """Dict/Counter formulation of B*_k + the paper's batch test (k = s..2s)."""
@@ -106,7 +106,7 @@ def reference_granularity(
             counts.append(c_half)
         p_bins.append(0.0)
         counts.append(m - sum(counts))
-        decisions.append(_ref_test(p_bins, counts, eps, delta, rng))
+        decisions.append(_ref_test(p_bins, counts, eps, alpha, rng))
     return decisions
 
 
@@ -155,7 +155,7 @@ def main() -> None:
         f"6^6, m={m}: reference {t_ref:.3f} s, ours {t_ours:.3f} s, ratio {t_ref / t_ours:.1f}x"
         f" (sampling m rows: {t_samp:.3f} s)"
     )
-    print(f"  decisions reference {dec_ref}, ours {res.rejects.tolist()}")
+    print(f"  decisions reference {dec_ref}, ours {res.decisions.tolist()}")
 
     # 2. 20^20, sort layout
     big = stair_distribution(20, 20, 2, 3.0, layout="sort")
@@ -183,7 +183,7 @@ def main() -> None:
         f"  peak traced memory of ours {peak / 2**20:.0f} MiB for an input of "
         f"{y.nbytes / 2**20:.0f} MiB ({peak / m:.0f} bytes per sample)"
     )
-    print(f"  decisions reference {dec_ref2}, ours {res2.rejects.tolist()}")
+    print(f"  decisions reference {dec_ref2}, ours {res2.decisions.tolist()}")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 Reference: the paper's generative-model stair, the "sort" data set (c = L = 6: permutations of 0..5,
 p = 3/1440 when x[0] < x[5] and 1/1440 otherwise, 0 off the permutations), given by a rule on rows.
 
-Models, each fitted to 10 000 samples of p by counting with add-α smoothing, are order-r
+Models, each fitted to 10 000 samples of p by counting with additive smoothing, are order-r
 autoregressive models x_t | x_{t-r..t-1} (position-specific tables):
 
 * r = 0: independent categoricals (one marginal per position);
@@ -30,8 +30,8 @@ from modelcompare import granularity, stair_distribution
 class MarkovModel:
     """Order-r autoregressive categorical model with position-specific conditional tables."""
 
-    def __init__(self, order: int, n_categories: int, length: int, alpha: float = 0.01) -> None:
-        self.r, self.c, self.L, self.alpha = order, n_categories, length, alpha
+    def __init__(self, order: int, n_categories: int, length: int, smoothing: float = 0.01) -> None:
+        self.r, self.c, self.L, self.smoothing = order, n_categories, length, smoothing
         self.tables: list[np.ndarray] = []
 
     def _context(self, x: np.ndarray, t: int) -> np.ndarray:
@@ -45,7 +45,7 @@ class MarkovModel:
         self.tables = []
         for t in range(self.L):
             n_ctx = self.c ** min(t, self.r)
-            counts = np.full((n_ctx, self.c), self.alpha)
+            counts = np.full((n_ctx, self.c), self.smoothing)
             np.add.at(counts, (self._context(x, t), x[:, t]), 1)
             self.tables.append(counts / counts.sum(axis=1, keepdims=True))
         return self
@@ -75,8 +75,8 @@ def main() -> None:
         "independent (r=0)": (MarkovModel(0, 6, 6), train),
         "Markov r=1": (MarkovModel(1, 6, 6), train),
         "Markov r=2": (MarkovModel(2, 6, 6), train),
-        "full AR, α=0.5": (MarkovModel(5, 6, 6, alpha=0.5), train),
-        "full AR, 2k train": (MarkovModel(5, 6, 6, alpha=0.01), train[:2000]),
+        "full AR, smooth 0.5": (MarkovModel(5, 6, 6, smoothing=0.5), train),
+        "full AR, 2k train": (MarkovModel(5, 6, 6, smoothing=0.01), train[:2000]),
         "full AR (r=5)": (MarkovModel(5, 6, 6), train),
     }
     rows = []
@@ -91,7 +91,7 @@ def main() -> None:
     for name, tv, a, b, c in rows:
         print(f"{name:<20} {tv:>9.3f} {a:>12.1f} {b:>15.1f} {c:>9.1f}")
     print(
-        "(mean max_accepted_k over 5 draws of m = 10 000; k = 3..6, s = 3; higher is better;"
+        "(mean granularity `value` over 5 draws of m = 10 000; k = 3..6, s = 3; higher is better;"
         " 2 = even k = s failed)"
     )
 
@@ -101,9 +101,9 @@ def _scores(p, sample, n_trials: int) -> tuple[float, float, float]:
     for trial in range(n_trials):
         x = sample(10_000, seed=100 + trial)
         out[trial] = (
-            granularity(p, x, epsilon=0.18, seed=trial).max_accepted_k,
-            granularity(p, x, epsilon=0.1, split=True, mode="cantelli", seed=trial).max_accepted_k,
-            granularity(p, x, split=True, mode="mc", n_resamples=199, seed=trial).max_accepted_k,
+            granularity(p, x, epsilon=0.18, seed=trial).value,
+            granularity(p, x, epsilon=0.1, split=True, mode="cantelli", seed=trial).value,
+            granularity(p, x, split=True, mode="mc", n_resamples=199, seed=trial).value,
         )
     return tuple(out.mean(axis=0))
 

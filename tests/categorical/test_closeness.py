@@ -1,4 +1,4 @@
-"""ℓ2 closeness tests on binned counts (issue 5, item 3): exact moments, thresholds, size, power."""
+"""ℓ2 closeness tests on binned counts: exact moments, thresholds, size, power, result protocol."""
 
 from __future__ import annotations
 
@@ -63,32 +63,32 @@ def test_null_variance_closed_form():
 
 def test_paper_mode_batches_and_majority():
     p = np.full(4, 0.25)
-    res = closeness_test(p, [250, 250, 250, 251], epsilon=0.1, delta=0.05, seed=0)
+    res = closeness_test(p, [250, 250, 250, 251], epsilon=0.1, alpha=0.05, seed=0)
     assert res.n_batches == 4
     assert res.batch_size == 1001 // 4
     assert res.threshold == pytest.approx(0.75 * 0.01)
     assert res.batch_statistics.shape == (4,)
-    assert res.reject is False
+    assert res.decision() is False
     assert res.epsilon == 0.1
-    assert res.delta == 0.05
-    assert closeness_test(p, [100] * 4, delta=0.01, seed=0).n_batches == 6  # floor(log2 100)
+    assert res.alpha == 0.05
+    assert closeness_test(p, [100] * 4, alpha=0.01, seed=0).n_batches == 6  # floor(log2 100)
     # far from p: every batch rejects
     far = closeness_test(p, [1000, 0, 0, 0], epsilon=0.1, seed=0)
-    assert far.reject
+    assert far.decision()
     assert far.n_batches_rejecting == 4
     # the rule is "strictly more than half": recompute the decision from the batch statistics
     for s in range(20):
         r = closeness_test(p, [330, 230, 230, 230], epsilon=0.1, seed=s)
-        assert r.reject == ((r.batch_statistics > r.threshold).sum() > 2)
+        assert r.decision() == ((r.batch_statistics > r.threshold).sum() > 2)
 
 
 def test_amplified_mode_uses_more_batches():
     p = np.full(4, 0.25)
-    res = closeness_test(p, [2500] * 4, epsilon=0.1, delta=0.05, mode="amplified", seed=0)
+    res = closeness_test(p, [2500] * 4, epsilon=0.1, alpha=0.05, mode="amplified", seed=0)
     assert res.n_batches == math.ceil(8 * math.log(20)) == 24
     assert res.batch_size == 10000 // 24
-    assert res.reject is False
-    assert closeness_test(p, [4000, 2000, 2000, 2000], mode="amplified", seed=0).reject
+    assert res.decision() is False
+    assert closeness_test(p, [4000, 2000, 2000, 2000], mode="amplified", seed=0).decision()
 
 
 def test_batches_preserve_counts_and_are_seeded():
@@ -105,13 +105,13 @@ def test_batches_preserve_counts_and_are_seeded():
 def test_cantelli_and_tv_bound_thresholds():
     p = np.array([0.5, 0.25, 0.25])
     n = np.array([52, 25, 23])
-    m, eps, delta = 100, 0.1, 0.05
+    m, eps, alpha = 100, 0.1, 0.05
     e0 = eps / 2
     vbar = 4 * e0**2 / m + 2 * (1 + 2 * e0**2) / (m * (m - 1))
-    res = closeness_test(p, n, epsilon=eps, delta=delta, mode="cantelli")
-    assert res.threshold == pytest.approx(e0**2 + math.sqrt((1 - delta) / delta * vbar))
+    res = closeness_test(p, n, epsilon=eps, alpha=alpha, mode="cantelli")
+    assert res.threshold == pytest.approx(e0**2 + math.sqrt((1 - alpha) / alpha * vbar))
     assert res.statistic == pytest.approx(l2_statistic(p, n))
-    tvb = closeness_test(p, n, epsilon=eps, delta=delta, mode="tv-bound")
+    tvb = closeness_test(p, n, epsilon=eps, alpha=alpha, mode="tv-bound")
     assert tvb.threshold == pytest.approx(
         max(math.sqrt(3 / 100), math.sqrt(2 / 100 * math.log2(40)))
     )
@@ -123,7 +123,7 @@ def test_asymptotic_pvalue_matches_threshold():
     n = np.array([60, 20, 20])
     res = closeness_test(p, n, epsilon=0.1, mode="asymptotic")
     assert 0 < res.pvalue < 1
-    assert res.reject == (res.pvalue <= 0.05) == (res.statistic > res.threshold)
+    assert res.decision() == (res.pvalue <= 0.05) == (res.statistic > res.threshold)
 
 
 def test_asymptotic_degenerate_variance_is_flagged():
@@ -133,7 +133,7 @@ def test_asymptotic_degenerate_variance_is_flagged():
         res = closeness_test([1.0, 0.0], [10, 0], mode="asymptotic")
     assert res.degenerate
     assert res.pvalue == 1.0
-    assert not res.reject
+    assert not res.decision()
 
 
 def test_mc_pvalue_and_threshold_agree(rng):
@@ -142,7 +142,7 @@ def test_mc_pvalue_and_threshold_agree(rng):
         n = rng.multinomial(60, [0.3, 0.3, 0.2, 0.2])
         res = closeness_test(p, n, mode="mc", n_resamples=199, seed=rng)
         assert 0 < res.pvalue <= 1
-        assert res.reject == (res.statistic > res.threshold)
+        assert res.decision() == (res.statistic > res.threshold)
 
 
 @pytest.mark.parametrize("mode", ["mc", "cantelli", "asymptotic"])
@@ -150,12 +150,12 @@ def test_size_under_null(mode):
     # q = p with data-independent bins: false rejections <= delta
     rng = np.random.default_rng(2024)
     p = np.array([0.3, 0.25, 0.2, 0.15, 0.1])
-    trials, delta = 100, 0.05
+    trials, alpha = 100, 0.05
     rej = sum(
-        closeness_test(p, rng.multinomial(200, p), mode=mode, n_resamples=199, seed=rng).reject
+        closeness_test(p, rng.multinomial(200, p), mode=mode, n_resamples=199, seed=rng).decision()
         for _ in range(trials)
     )
-    assert stats.binomtest(rej, trials, delta, alternative="greater").pvalue > 0.01
+    assert stats.binomtest(rej, trials, alpha, alternative="greater").pvalue > 0.01
 
 
 @pytest.mark.parametrize("mode", ["mc", "cantelli", "paper"])
@@ -164,7 +164,7 @@ def test_power_against_far_alternative(mode):
     p = np.array([0.3, 0.25, 0.2, 0.15, 0.1])
     q = np.array([0.1, 0.15, 0.2, 0.25, 0.3])  # ||q - p||_2 = 0.32 >> eps
     rej = sum(
-        closeness_test(p, rng.multinomial(400, q), mode=mode, n_resamples=199, seed=rng).reject
+        closeness_test(p, rng.multinomial(400, q), mode=mode, n_resamples=199, seed=rng).decision()
         for _ in range(30)
     )
     assert rej >= 28
@@ -179,10 +179,10 @@ def test_closeness_validation():
         closeness_test([0.5, 0.5], [3, 3, 3])
     with pytest.raises(ValueError, match="epsilon"):
         closeness_test([0.5, 0.5], [3, 3], epsilon=0)
-    with pytest.raises(ValueError, match="delta"):
-        closeness_test([0.5, 0.5], [3, 3], delta=1.5)
-    with pytest.raises(ValueError, match=r"delta <= 0\.5"):
-        closeness_test([0.5, 0.5], [3, 3], delta=0.7)
+    with pytest.raises(ValueError, match="alpha"):
+        closeness_test([0.5, 0.5], [3, 3], alpha=1.5)
+    with pytest.raises(ValueError, match=r"alpha <= 0\.5"):
+        closeness_test([0.5, 0.5], [3, 3], alpha=0.7)
     with pytest.raises(ValueError, match="2 samples per batch"):
         closeness_test([0.5, 0.5], [3, 3])
     with pytest.raises(ValueError, match="non-negative"):
@@ -194,11 +194,59 @@ def test_closeness_validation():
 def test_result_to_dict_and_repr():
     res = closeness_test([0.5, 0.5], [40, 60], seed=0)
     d = res.to_dict()
-    assert d["reject"] is False
+    assert list(d)[:4] == ["statistic", "threshold", "alpha", "pvalue"]
+    assert "reject" not in d
+    assert "delta" not in d
     assert d["epsilon"] == 0.1
-    assert d["delta"] == 0.05
+    assert d["alpha"] == 0.05
+    assert d["pvalue"] is None
     assert isinstance(d["batch_statistics"], list)
     assert "ClosenessResult(statistic=" in repr(res)
+
+
+@pytest.mark.parametrize(
+    ("mode", "kwargs"),
+    [("paper", {}), ("amplified", {}), ("cantelli", {}), ("tv-bound", {})],
+)
+def test_threshold_modes_follow_the_threshold_protocol(mode, kwargs):
+    from modelcompare._foundation.results import ThresholdResult
+
+    p = np.full(4, 0.25)
+    res = closeness_test(p, [700, 500, 500, 300], mode=mode, alpha=0.05, seed=0, **kwargs)
+    assert isinstance(res, ThresholdResult)
+    assert res.pvalue is None
+    assert res.alpha == 0.05
+    assert res.decision() is True
+    assert res.decision(0.05) is True  # the level it ran at
+    with pytest.raises(ValueError, match="no p-value"):
+        res.decision(0.01)
+    with pytest.raises(ValueError, match="alpha"):
+        res.decision(1.5)
+
+
+@pytest.mark.parametrize("mode", ["mc", "asymptotic"])
+def test_pvalue_modes_follow_the_test_protocol(mode):
+    p = np.full(4, 0.25)
+    res = closeness_test(p, [62, 50, 50, 38], mode=mode, alpha=0.05, n_resamples=999, seed=1)
+    assert 0.0 <= res.pvalue <= 1.0
+    assert res.decision() == (res.pvalue <= 0.05)
+    for a in (0.001, 0.01, 0.1, 0.5):
+        assert res.decision(a) == (res.pvalue <= a)
+    assert res.decision(alpha=res.pvalue) is True
+    with pytest.raises(ValueError, match="alpha"):
+        res.decision(0.0)
+
+
+def test_two_sample_result_protocol():
+    perm = two_sample_closeness_test([60, 40], [45, 55], n_resamples=199, seed=0)
+    assert 0.0 < perm.pvalue <= 1.0
+    assert perm.decision(0.5) == (perm.pvalue <= 0.5)
+    thr = two_sample_closeness_test([60, 40], [45, 55], mode="threshold", alpha=0.1)
+    assert thr.pvalue is None
+    assert thr.alpha == 0.1
+    assert thr.decision() == (thr.statistic > thr.threshold)
+    with pytest.raises(ValueError, match="no p-value"):
+        thr.decision(0.05)
 
 
 # ---------------------------------------------------------------------- two-sample (CDVV)
@@ -237,15 +285,15 @@ def test_two_sample_permutation_size_and_power():
     trials = 100
     rej0 = sum(
         two_sample_closeness_test(
-            rng.multinomial(150, p), rng.multinomial(100, p), n_permutations=199, seed=rng
-        ).reject
+            rng.multinomial(150, p), rng.multinomial(100, p), n_resamples=199, seed=rng
+        ).decision()
         for _ in range(trials)
     )
     assert stats.binomtest(rej0, trials, 0.05, alternative="greater").pvalue > 0.01
     rej1 = sum(
         two_sample_closeness_test(
-            rng.multinomial(150, p), rng.multinomial(100, q), n_permutations=199, seed=rng
-        ).reject
+            rng.multinomial(150, p), rng.multinomial(100, q), n_resamples=199, seed=rng
+        ).decision()
         for _ in range(20)
     )
     assert rej1 >= 19

@@ -1,4 +1,4 @@
-"""B*_k binnings, the random baseline and the granularity evaluation (issue 5, items 4-5)."""
+"""B*_k binnings, the random baseline and the granularity evaluation."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def q4(p6):
 
 
 def _brute_gains(p, x):
-    """Splitting gains recomputed element by element from the spec's definition."""
+    """Splitting gains recomputed element by element from their definition (P_j, N_j sums)."""
     qhat = np.bincount(p.index_of(x), minlength=p.size) / x.shape[0]
     gains = []
     for j in range(p.n_stairs):
@@ -43,7 +43,7 @@ def _brute_gains(p, x):
     return np.array(gains), qhat
 
 
-def test_adaptive_binning_levels_follow_the_spec(p6, q4):
+def test_adaptive_binning_levels_follow_the_definition(p6, q4):
     x = q4.sample(3000, seed=5)
     gains, qhat = _brute_gains(p6, x)
     tvs = []
@@ -143,16 +143,21 @@ def test_random_binning_baseline(p6):
 def test_granularity_conventions_and_fields(p6, q4):
     res = granularity(p6, q4.sample(10000, seed=1), seed=0)
     assert res.k_values.tolist() == [4, 5, 6, 7, 8]
-    hit = np.flatnonzero(res.rejects)
+    hit = np.flatnonzero(res.decisions)
     assert res.first_rejected_k == (res.k_values[hit[0]] if hit.size else 8)
-    assert res.max_accepted_k == res.first_rejected_k - 1
+    assert res.value == res.first_rejected_k - 1
     assert not res.all_accepted
+    np.testing.assert_array_equal(res.decisions, [t.decision() for t in res.tests])
     assert res.n_stairs == 3
     for t, k in zip(res.tests, res.k_values):
         assert t.n_bins == k
         assert t.epsilon == 0.1
-        assert t.delta == 0.05
+        assert t.alpha == 0.05
+    assert res.alpha == 0.05
     d = res.to_dict()
+    assert next(iter(d)) == "value"
+    assert "rejects" not in d
+    assert "max_accepted_k" not in d
     assert d["first_rejected_k"] == res.first_rejected_k
     assert len(d["tests"]) == 5
     assert "accept" in res.table() or "reject" in res.table()
@@ -162,7 +167,26 @@ def test_all_accepted_convention(p6):
     res = granularity(p6, p6.sample(10000, seed=3), epsilon=0.5, seed=0)
     assert res.all_accepted
     assert res.first_rejected_k == 8
-    assert res.max_accepted_k == 8
+    assert res.value == 8
+
+
+def test_score_protocol_and_value_conventions(p6, q4):
+    from modelcompare._foundation.results import ScoreResult
+
+    x = q4.sample(10000, seed=1)
+    res = granularity(p6, x, seed=0)
+    assert isinstance(res, ScoreResult)
+    assert repr(res).startswith("GranularityResult(value=")
+    # even the first level rejects: one below it
+    worst = granularity(p6, x, epsilon=0.01, seed=0)
+    assert worst.decisions[0]
+    assert worst.first_rejected_k == 4
+    assert worst.value == 3
+    # levels with a gap: the last evaluated level before the first rejection
+    gap = granularity(p6, x, k_range=[4, 6, 8], seed=0)
+    assert gap.decisions.tolist() == [False, True, True]
+    assert gap.first_rejected_k == 6
+    assert gap.value == 4
 
 
 def test_seeded_and_deterministic(p6, q4):
@@ -184,20 +208,21 @@ def test_seeded_and_deterministic(p6, q4):
 
 
 def test_power_ordering_on_the_synthetic_study(p6):
-    # m = 10^4, paper mode, eps = 0.1: q4 fails earlier than q1 (spec 9.2 config A)
+    # m = 10^4, paper mode, eps = 0.1: q4 fails earlier than q1 (the study's config A)
     q1, q4 = p6, perturb(p6, l1=0.2, seed=3)
-    s1 = [granularity(p6, q1.sample(10000, seed=s), seed=s).max_accepted_k for s in range(3)]
-    s4 = [granularity(p6, q4.sample(10000, seed=s), seed=s).max_accepted_k for s in range(3)]
+    s1 = [granularity(p6, q1.sample(10000, seed=s), seed=s).value for s in range(3)]
+    s4 = [granularity(p6, q4.sample(10000, seed=s), seed=s).value for s in range(3)]
     assert np.mean(s1) > np.mean(s4)
     assert max(s4) <= 6
 
 
 def test_unsplit_selection_bias_rejects_samples_of_p():
-    # spec 8 [re-run]: generative-model stair (s = 3), m = 10^4, eps = 0.1: samples of p itself are
-    # rejected at k = 5 in 100 % of trials; with eps = 0.18 never. No level can hold unsplit.
+    # generative-model stair (s = 3), m = 10^4, eps = 0.1 (a re-run of the authors' code): samples
+    # of p itself are rejected at k = 5 in 100 % of trials; with eps = 0.18 never. No level can
+    # hold unsplit.
     p = stair_distribution(6, 6, 2, 3.0)
     xs = [p.sample(10000, seed=s) for s in range(5)]
-    rej = [granularity(p, x, seed=s, k_range=[5]).rejects[0] for s, x in enumerate(xs)]
+    rej = [granularity(p, x, seed=s, k_range=[5]).decisions[0] for s, x in enumerate(xs)]
     assert sum(rej) >= 4
     loose = [granularity(p, x, seed=s, epsilon=0.18).all_accepted for s, x in enumerate(xs)]
     assert all(loose)
@@ -205,7 +230,7 @@ def test_unsplit_selection_bias_rejects_samples_of_p():
 
 @pytest.mark.parametrize("mode", ["cantelli", "mc"])
 def test_split_mode_size_under_q_equals_p(mode):
-    # bins chosen on an independent half: per-level false rejections <= delta (100 trials)
+    # bins chosen on an independent half: per-level false rejections <= alpha (100 trials)
     p = stair_distribution(4, 4, 2, 3.0, positive_fraction=24 / 256)
     rng = np.random.default_rng(123)
     trials, k = 100, 5
@@ -213,7 +238,7 @@ def test_split_mode_size_under_q_equals_p(mode):
     for _ in range(trials):
         x = p.sample(300, seed=rng)
         res = granularity(p, x, split=True, mode=mode, k_range=[k], n_resamples=199, seed=rng)
-        rej += bool(res.rejects[0])
+        rej += bool(res.decisions[0])
     assert stats.binomtest(rej, trials, 0.05, alternative="greater").pvalue > 0.01
 
 
@@ -225,7 +250,7 @@ def test_unsplit_calibrated_mode_has_no_level():
         rej = sum(
             granularity(
                 p, p.sample(300, seed=rng), mode="mc", k_range=[5], n_resamples=99, seed=rng
-            ).rejects[0]
+            ).decisions[0]
             for _ in range(20)
         )
     assert rej >= 15
@@ -236,7 +261,7 @@ def test_split_mode_power_against_q4(p6):
     rej = [
         granularity(
             p6, q.sample(20000, seed=s), split=True, mode="mc", k_range=[7], n_resamples=199, seed=s
-        ).rejects[0]
+        ).decisions[0]
         for s in range(5)
     ]
     assert sum(rej) >= 4
@@ -248,11 +273,11 @@ def test_large_space_20_to_the_20():
     noisy = x.copy()
     noisy[:1000] = np.random.default_rng(0).integers(0, 20, size=(1000, 20))  # 20% off-support
     res = granularity(big, noisy, seed=0, split=True, mode="cantelli")
-    assert res.rejects[0]  # the zero bin catches off-support rows already at k = s
+    assert res.decisions[0]  # the zero bin catches off-support rows already at k = s
     ok = granularity(big, x, seed=0, split=True, mode="cantelli")
     assert ok.all_accepted
     # unsplit at this scale every sampled row has q̂ >> p: B*_k rejects even samples of p
-    assert granularity(big, x, seed=0).rejects[1:].all()
+    assert granularity(big, x, seed=0).decisions[1:].all()
 
 
 def test_two_sample_mode(p6):
@@ -277,8 +302,8 @@ def test_two_sample_mode(p6):
     )
     assert same.two_sample
     assert same.tests[0].n_reference == 2500
-    assert far.rejects.any()
-    assert far.max_accepted_k <= same.max_accepted_k
+    assert far.decisions.any()
+    assert far.value <= same.value
     # without level sets: one stair, levels 2..4, rows hashed (no index)
     ns = granularity(None, p6.sample(3000, seed=4), reference_samples=ref, seed=0)
     assert ns.k_values.tolist() == [2, 3, 4]
@@ -293,7 +318,7 @@ def test_two_sample_mode_at_20_to_the_20():
     noisy[:600] = np.random.default_rng(0).integers(0, 20, size=(600, 20))
     kw = {"reference_samples": ref, "split": True, "mode": "permutation", "n_resamples": 99}
     assert granularity(big, x, seed=0, **kw).all_accepted
-    assert granularity(big, noisy, seed=0, **kw).rejects[0]
+    assert granularity(big, noisy, seed=0, **kw).decisions[0]
     # without level sets, at m << |Ω| every tested row is new: both samples fall in the same
     # (implicit) halves, so the split two-sample test has no power. Documented limitation.
     blind = granularity(None, noisy, seed=0, **kw)
@@ -329,6 +354,8 @@ def test_granularity_validation(p6):
         granularity(p6, x, split=True, split_fraction=1.5)
     with pytest.raises(ValueError, match=r"outside 0\.\.5"):
         granularity(p6, x + 1)
+    with pytest.raises(ValueError, match="alpha"):
+        granularity(p6, x, alpha=1.0)
 
 
 def test_function_reference_runs_through_granularity():

@@ -1,4 +1,4 @@
-"""Sample space, stair references and perturbations (issue 5, items 1-2)."""
+"""Sample space, stair references and perturbations."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from modelcompare.categorical._space import check_rows, group_rows, index_to_row
 
 
 # ---------------------------------------------------------------------- the stair distribution
-def test_synthetic_stair_matches_spec_table():
+def test_synthetic_stair_matches_the_paper_setup():
     p = stair_distribution(6, 6, 3, 2.0)
     assert p.size == 6**6 == 46656
     assert p.stair_sizes == (240, 240, 240)

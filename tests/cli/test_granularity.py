@@ -1,4 +1,4 @@
-"""``modelcompare granularity`` command (issue 5, item 9)."""
+"""``modelcompare granularity`` command."""
 
 from __future__ import annotations
 
@@ -39,12 +39,32 @@ def test_json_matches_python_api(files):
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
     res = granularity(p, x, seed=0)
+    assert payload["value"] == res.value
     assert payload["first_rejected_k"] == res.first_rejected_k
-    assert payload["max_accepted_k"] == res.max_accepted_k
+    assert payload["decisions"] == res.decisions.tolist()
     np.testing.assert_allclose(payload["statistics"], res.statistics)
     assert payload["test"] == "granularity"
     assert payload["seed"] == 0
+    assert payload["alpha"] == 0.05
+    assert payload["params"]["alpha"] == 0.05
     assert payload["tests"][0]["epsilon"] == 0.1
+    assert payload["tests"][0]["alpha"] == 0.05
+    assert "reject" not in payload
+    assert "delta" not in payload
+
+
+def test_alpha_is_the_level_of_each_test(files):
+    d, p, x = files
+    args = ["granularity", str(d / "x.npy"), "--reference", SPEC, "--seed", "0", "--json"]
+    out = _run([*args, "--alpha", "0.01", "--mode", "asymptotic", "--split"])
+    assert out.exit_code == 0, out.output
+    payload = json.loads(out.stdout)
+    res = granularity(p, x, alpha=0.01, mode="asymptotic", split=True, seed=0)
+    assert payload["alpha"] == 0.01
+    assert payload["value"] == res.value
+    assert payload["decisions"] == res.decisions.tolist()
+    np.testing.assert_allclose(payload["thresholds"], res.thresholds)
+    assert _run([*args, "--delta", "0.05"]).exit_code == 2
 
 
 def test_table_and_csv_inputs(files):
@@ -108,6 +128,7 @@ def test_reference_samples_and_options(files):
         ]
     )
     assert human.exit_code == 0
+    assert "granularity (value)" in human.stdout
     assert "first rejected k" in human.stdout
     assert "binned TV" in human.stdout
 
@@ -168,7 +189,7 @@ def test_usage_errors(files):
     )
     assert both.exit_code == 2
     assert (
-        _run(["granularity", str(d / "x.npy"), "--reference", SPEC, "--alpha", "0.05"]).exit_code
+        _run(["granularity", str(d / "x.npy"), "--reference", SPEC, "--alpha", "1.5"]).exit_code
         == 2
     )
     assert (

@@ -51,6 +51,14 @@ class Binning:
         Stairs split into (P_j, N_j), in gain order (adaptive only).
     gains : numpy.ndarray or None
         Splitting gain g_j = 2 min(P, N) of each stair (adaptive only).
+
+    Examples
+    --------
+    >>> from modelcompare import random_binning, stair_distribution
+    >>> p = stair_distribution(6, 6, 3, 2.0)
+    >>> b = random_binning(p, 4, seed=0)
+    >>> b.n_bins, b.kind, int(b.counts(p.sample(1000, seed=0)).sum())
+    (4, 'random', 1000)
     """
 
     n_bins: int
@@ -64,12 +72,28 @@ class Binning:
     _check: Any = field(default=None, repr=False)
 
     def assign(self, rows: Any) -> np.ndarray:
-        """Bin label of each row (an ``(m, L)`` array of categories, validated)."""
+        """Bin label of each row (an ``(m, L)`` array of categories, validated).
+
+        Examples
+        --------
+        >>> from modelcompare import random_binning, stair_distribution
+        >>> p = stair_distribution(6, 6, 3, 2.0)
+        >>> random_binning(p, 4, seed=0).assign(p.sample(3, seed=0)).shape
+        (3,)
+        """
         rows = self._check(rows, "rows") if self._check is not None else check_rows(rows, "rows")
         return self._labels(self._features(rows))
 
     def counts(self, rows: Any) -> np.ndarray:
-        """Bin counts of rows."""
+        """Bin counts of rows (an ``(m, L)`` array of categories), one per bin.
+
+        Examples
+        --------
+        >>> from modelcompare import random_binning, stair_distribution
+        >>> p = stair_distribution(6, 6, 3, 2.0)
+        >>> int(random_binning(p, 4, seed=0).counts(p.sample(500, seed=0)).sum())
+        500
+        """
         return np.bincount(self.assign(rows), minlength=self.n_bins)
 
     def _counts_from_features(self, features: Any) -> np.ndarray:
@@ -466,6 +490,15 @@ def adaptive_binning(
     -----
     B*_k is chosen from the same q̂ it is then used to test, so binned statistics computed on
     ``samples`` are biased upward (see :func:`granularity` and its ``split`` option).
+
+    Examples
+    --------
+    >>> from modelcompare import adaptive_binning, stair_distribution
+    >>> p = stair_distribution(6, 6, 3, 2.0)
+    >>> x = p.sample(1000, seed=0)
+    >>> b = adaptive_binning(p, x, 5, seed=0)
+    >>> b.n_bins, b.counts(x).tolist()
+    (5, [82, 338, 348, 232, 0])
     """
     rows = p.check(samples)
     k = check_int(k, "k", low=1)
@@ -481,6 +514,26 @@ def random_binning(p: CategoricalReference, k: int, *, seed: SeedLike = None) ->
     For a table reference Ω is shuffled and cut into k bins of ⌊|Ω|/k⌋ elements (the last takes the
     remainder), exactly as the authors do. Otherwise rows go to bin ``hash(row, seed) mod k`` and
     p^B is taken as 1/k per bin (exact up to a relative error of order √(k/|Ω⁺|)).
+
+    Parameters
+    ----------
+    p : CategoricalReference
+        The reference (only Ω and, for tables, p^B are used).
+    k : int
+        Number of bins.
+    seed : int, Generator or None
+        The shuffle of Ω or the hash seed.
+
+    Returns
+    -------
+    Binning
+
+    Examples
+    --------
+    >>> from modelcompare import random_binning, stair_distribution
+    >>> b = random_binning(stair_distribution(6, 6, 3, 2.0), 4, seed=0)
+    >>> b.kind, b.p_binned.round(3).tolist()
+    ('random', [0.263, 0.235, 0.225, 0.278])
     """
     k = check_int(k, "k", low=1)
     rng, _ = check_seed(seed)

@@ -18,7 +18,7 @@ import numpy as np
 from scipy import stats
 
 from modelcompare._foundation.errors import DegenerateDataWarning
-from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.results import ThresholdResult, check_alpha, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import check_choice, check_int
 
@@ -32,51 +32,72 @@ __all__ = [
 
 MODES = ("paper", "amplified", "cantelli", "asymptotic", "mc", "tv-bound")
 TWO_SAMPLE_MODES = ("permutation", "threshold")
+_BATCH_MODES = ("paper", "amplified")
 
 
 @result_class
-class ClosenessResult(Result):
-    """Result of an ℓ2 closeness test on binned counts (a decision procedure).
+class ClosenessResult(ThresholdResult):
+    """Result of an ℓ2 closeness test on binned counts.
+
+    A threshold test: it decides at the level ``alpha`` fixed when it ran. The modes with a p-value
+    (``"mc"``, ``"asymptotic"`` and the two-sample ``"permutation"``) follow the test protocol as
+    well: ``decision(alpha)`` then compares the p-value with any level.
 
     Attributes
     ----------
     statistic : float
-        T over all samples (known p) or the normalised CDVV statistic (two-sample); both estimate
+        T over all samples (known p) or the normalised CDVV statistic Z (two-sample); both estimate
         ‖q^B − p^B‖²₂. For ``mode="tv-bound"`` the binned empirical TV.
-    pvalue : float or None
-        Only in the ``"asymptotic"``, ``"mc"`` and two-sample ``"permutation"`` modes.
-    reject : bool
-        The decision (reject H0: q^B is ε-close to p^B). Stored with ``epsilon`` and ``delta``.
     threshold : float
-        Reject (per batch in the batch modes) iff the statistic exceeds it.
-    epsilon, delta : float
-        Tolerance (a bound on the ℓ2 *norm*) and level.
+        The critical value at level ``alpha``: a batch (batch modes) or the test rejects iff the
+        statistic exceeds it. In the ``"mc"`` and ``"permutation"`` modes, the smallest t such that
+        every statistic above t has a p-value ≤ ``alpha``.
+    alpha : float
+        The level fixed before the test ran.
+    pvalue : float or None
+        In [0, 1] in the ``"mc"``, ``"asymptotic"`` and two-sample ``"permutation"`` modes; None in
+        the other (threshold-only) modes.
+    epsilon : float
+        Tolerance, a bound on the ℓ2 *norm* ‖q^B − p^B‖₂.
     epsilon0 : float or None
-        Null radius of the calibrated modes (H0: ‖q^B − p^B‖₂ ≤ ε₀).
+        Null radius of the calibrated modes (H0: ‖q^B − p^B‖₂ ≤ ε₀); 0 for ``"mc"`` and
+        ``"permutation"``, None for the heuristic modes.
     mode : str
-        The decision rule.
+        The decision rule (see :func:`closeness_test`).
     n_batches, batch_size : int
         K and m′ of the batch-majority modes (1 and m otherwise).
     batch_statistics : numpy.ndarray
-        T of each batch (batch modes).
+        T of each batch (batch modes); the statistic alone otherwise.
     n_batches_rejecting : int
-        How many batches exceeded the threshold.
+        How many batches exceeded the threshold (0 or 1 outside the batch modes: the decision at
+        ``alpha``).
     tv : float
         Binned empirical TV, ½ Σ |p^B − q̂^B|.
     n_samples, n_bins : int
         m and k.
     n_reference : int or None
-        Size of the reference sample (two-sample mode).
+        Size of the reference sample (two-sample tests).
     degenerate : bool
-        True when a plug-in variance was 0 (decision then by T versus ε₀² only).
+        True when a plug-in variance was 0 (``"asymptotic"``: the decision is then T > ε₀², with
+        p-value 0 or 1).
+    seed_used : int or None
+        The seed that reproduces the run.
+
+    Examples
+    --------
+    >>> res = closeness_test([0.5, 0.5], [480, 520], epsilon=0.1, seed=0)
+    >>> res.decision(), res.pvalue is None
+    (False, True)
+    >>> mc = closeness_test([0.5, 0.5], [430, 570], mode="mc", n_resamples=199, seed=0)
+    >>> mc.decision(), mc.decision(alpha=0.001)
+    (True, False)
     """
 
     statistic: float
-    pvalue: float | None
-    reject: bool
     threshold: float
+    alpha: float
+    pvalue: float | None
     epsilon: float
-    delta: float
     epsilon0: float | None
     mode: str
     n_batches: int
@@ -90,7 +111,44 @@ class ClosenessResult(Result):
     degenerate: bool = False
     seed_used: int | None = None
 
-    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "threshold", "reject", "mode")
+    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "threshold", "alpha", "pvalue", "mode")
+
+    def decision(self, alpha: float | None = None) -> bool:
+        """Return True when H0 (q^B is close to p^B) is rejected.
+
+        Parameters
+        ----------
+        alpha : float, optional
+            The level. Default: the level ``alpha`` the test ran at. A different level needs a
+            p-value: in the threshold-only modes it raises a ``ValueError``.
+
+        Returns
+        -------
+        bool
+            With a p-value: ``pvalue <= alpha``. In the batch modes (``"paper"``,
+            ``"amplified"``): strictly more than half of the batches have a statistic above
+            ``threshold``. Otherwise: ``statistic > threshold``.
+
+        Examples
+        --------
+        >>> res = closeness_test([0.5, 0.5], [300, 700], mode="cantelli")
+        >>> res.decision()
+        True
+        """
+        if alpha is not None:
+            alpha = check_alpha(alpha)
+        if self.pvalue is not None:
+            return bool(self.pvalue <= (self.alpha if alpha is None else alpha))
+        if alpha is not None and alpha != self.alpha:
+            msg = (
+                f"mode {self.mode!r} has no p-value: it decides only at the level it ran at "
+                f"(alpha={self.alpha}); got alpha={alpha}. Run the test again with alpha={alpha}, "
+                "or use a mode with a p-value ('mc', 'asymptotic', 'permutation')."
+            )
+            raise ValueError(msg)
+        if self.mode in _BATCH_MODES:
+            return bool(self.n_batches_rejecting > self.n_batches / 2)
+        return bool(self.statistic > self.threshold)
 
 
 # ---------------------------------------------------------------------- the statistic and its moments
@@ -108,6 +166,13 @@ def l2_statistic(p: Any, counts: Any) -> np.ndarray:
     -------
     numpy.ndarray or float
         T = Σ n(n−1)/(m(m−1)) − (2/m) Σ p n + ‖p‖²; E[T] = ‖q − p‖²₂.
+
+    Examples
+    --------
+    >>> round(float(l2_statistic([0.5, 0.5], [6, 4])), 4)
+    -0.0333
+    >>> l2_statistic([0.5, 0.5], [[6, 4], [10, 0]]).round(4).tolist()
+    [-0.0333, 0.5]
     """
     p = np.asarray(p, dtype=float)
     n = np.asarray(counts, dtype=float)
@@ -125,6 +190,27 @@ def l2_statistic_variance(p: Any, q: Any, m: int) -> float:
     ``Var T = 4(m−2)/(m(m−1))·ζ₁ + 2/(m(m−1))·ζ₂`` with d = q − p, ζ₁ = Σ q d² − (Σ q d)² and
     ζ₂ = tr(M²) − ‖d‖⁴, M = diag(q) − qqᵀ + ddᵀ. Under q = p it is
     2(‖p‖² − 2‖p‖³₃ + ‖p‖⁴)/(m(m−1)).
+
+    Parameters
+    ----------
+    p : array-like, shape (k,)
+        Binned reference probabilities.
+    q : array-like, shape (k,)
+        Binned probabilities of the tested model.
+    m : int
+        Number of samples from q.
+
+    Returns
+    -------
+    float
+        Var T.
+
+    Examples
+    --------
+    >>> p = [0.25, 0.25, 0.25, 0.25]
+    >>> v = l2_statistic_variance(p, p, 100)
+    >>> bool(abs(v - 2 * (0.25 - 2 / 16 + 1 / 16) / (100 * 99)) < 1e-15)
+    True
     """
     p = np.asarray(p, dtype=float)
     q = np.asarray(q, dtype=float)
@@ -175,9 +261,9 @@ def _split_batches(counts: np.ndarray, n_batches: int, rng: np.random.Generator)
     return out
 
 
-def _critical_value(null: np.ndarray, delta: float) -> float:
-    """Smallest t with (1 + #{null >= T})/(1 + B) <= δ for every T > t (``inf`` if none)."""
-    allowed = math.floor(delta * (null.shape[0] + 1) + 1e-9) - 1  # null values allowed >= T
+def _critical_value(null: np.ndarray, alpha: float) -> float:
+    """Smallest t with (1 + #{null >= T})/(1 + B) <= α for every T > t (``inf`` if none)."""
+    allowed = math.floor(alpha * (null.shape[0] + 1) + 1e-9) - 1  # null values allowed >= T
     if allowed < 0:
         return math.inf
     return float(np.sort(null)[::-1][allowed])
@@ -189,7 +275,7 @@ def closeness_test(
     counts: Any,
     *,
     epsilon: float = 0.1,
-    delta: float = 0.05,
+    alpha: float = 0.05,
     mode: str = "paper",
     epsilon0: float | None = None,
     n_resamples: int = 999,
@@ -206,20 +292,23 @@ def closeness_test(
         Bin counts of the m tested samples.
     epsilon : float
         Tolerance ε, a bound on the ℓ2 **norm** ‖q^B − p^B‖₂ (not its square).
-    delta : float
-        Level δ in (0, 1).
+    alpha : float
+        Level α in (0, 1), fixed before the test runs: it sets the threshold (and the number of
+        batches in the batch modes).
     mode : {"paper", "amplified", "cantelli", "asymptotic", "mc", "tv-bound"}
-        * ``"paper"`` (the authors' v1 code): K = ⌊log₂ 1/δ⌋ disjoint batches of ⌊m/K⌋ samples
+        * ``"paper"`` (the authors' v1 code): K = ⌊log₂ 1/α⌋ disjoint batches of ⌊m/K⌋ samples
           (leftovers dropped); a batch rejects iff T > ¾ε²; reject iff strictly more than K/2 batches
-          reject. Heuristic: no level is guaranteed at fixed K.
-        * ``"amplified"``: the same rule with K = ⌈8 ln 1/δ⌉ batches (Hoeffding over batches whose
-          error is ≤ ¼ once m′ ≳ 256 b/ε²).
-        * ``"cantelli"``: a finite-sample level-δ test of H0: ‖q^B − p^B‖₂ ≤ ε₀ on all m samples:
-          reject iff T > ε₀² + √((1−δ)/δ · V̄), with V̄ = 4bε₀²/m + 2b(1 + 2ε₀²)/(m(m−1)).
-        * ``"asymptotic"``: reject iff T > ε₀² + z_{1−δ}√V̂ (V̂ the plug-in exact variance).
+          reject. Heuristic: no level is guaranteed at fixed K. No p-value.
+        * ``"amplified"``: the same rule with K = ⌈8 ln 1/α⌉ batches (Hoeffding over batches whose
+          error is ≤ ¼ once m′ ≳ 256 b/ε²). No p-value.
+        * ``"cantelli"``: a finite-sample level-α test of H0: ‖q^B − p^B‖₂ ≤ ε₀ on all m samples:
+          reject iff T > ε₀² + √((1−α)/α · V̄), with V̄ = 4bε₀²/m + 2b(1 + 2ε₀²)/(m(m−1)).
+          No p-value.
+        * ``"asymptotic"``: reject iff T > ε₀² + z_{1−α}√V̂ (V̂ the plug-in exact variance); the
+          p-value is the normal tail 1 − Φ((T − ε₀²)/√V̂).
         * ``"mc"``: exact Monte Carlo test of q^B = p^B (ε₀ = 0), p = (1 + #{T_b ≥ T})/(1 + B).
         * ``"tv-bound"``: the authors' later rule, reject iff d_TV(p^B, q̂^B) > max(√(k/m),
-          √((2/m) log₂(2/δ))).
+          √((2/m) log₂(2/α))). No p-value.
     epsilon0 : float, optional
         Null radius for ``"cantelli"``/``"asymptotic"``; default ε/2 (the BFRSW acceptance radius).
     n_resamples : int
@@ -232,6 +321,7 @@ def closeness_test(
     Returns
     -------
     ClosenessResult
+        ``decision()`` is the decision at ``alpha``; ``pvalue`` is None in the modes without one.
 
     Notes
     -----
@@ -248,17 +338,18 @@ def closeness_test(
     Examples
     --------
     >>> res = closeness_test([0.5, 0.5], [480, 520], epsilon=0.1, seed=0)
-    >>> res.reject
-    False
+    >>> res.n_batches, res.n_batches_rejecting, res.decision()
+    (4, 0, False)
+    >>> far = closeness_test([0.5, 0.5], [300, 700], mode="asymptotic")
+    >>> far.decision(), far.pvalue < 1e-6
+    (True, True)
     """
     p, n = _check_binned(p_binned, counts)
     mode = check_choice(mode, "mode", MODES)
     if not (isinstance(epsilon, int | float) and epsilon > 0 and math.isfinite(epsilon)):
         msg = f"`epsilon` must be a positive number; got {epsilon!r}."
         raise ValueError(msg)
-    if not (isinstance(delta, int | float) and 0 < delta < 1):
-        msg = f"`delta` must be in (0, 1); got {delta!r}."
-        raise ValueError(msg)
+    alpha = check_alpha(alpha)
     eps0 = epsilon / 2 if epsilon0 is None else float(epsilon0)
     if eps0 < 0:
         msg = f"`epsilon0` must be >= 0; got {epsilon0}."
@@ -270,7 +361,7 @@ def closeness_test(
     tv = 0.5 * float(np.abs(p - n / m).sum())
     common: dict[str, Any] = {
         "epsilon": float(epsilon),
-        "delta": float(delta),
+        "alpha": alpha,
         "mode": mode,
         "tv": tv,
         "n_samples": m,
@@ -280,12 +371,12 @@ def closeness_test(
 
     if mode in ("paper", "amplified"):
         n_batches = (
-            math.floor(math.log2(1 / delta))
+            math.floor(math.log2(1 / alpha))
             if mode == "paper"
-            else math.ceil(8 * math.log(1 / delta))
+            else math.ceil(8 * math.log(1 / alpha))
         )
         if n_batches < 1:
-            msg = f"mode 'paper' needs delta <= 0.5 (K = floor(log2(1/delta)) >= 1); got {delta}."
+            msg = f"mode 'paper' needs alpha <= 0.5 (K = floor(log2(1/alpha)) >= 1); got {alpha}."
             raise ValueError(msg)
         if m // n_batches < 2:
             msg = f"mode {mode!r} needs at least 2 samples per batch ({n_batches} batches); got m={m}."
@@ -296,9 +387,8 @@ def closeness_test(
         n_rej = int((t_b > thr).sum())
         return ClosenessResult(
             statistic=t_all,
-            pvalue=None,
-            reject=bool(n_rej > n_batches / 2),
             threshold=thr,
+            pvalue=None,
             epsilon0=None,
             n_batches=n_batches,
             batch_size=m // n_batches,
@@ -311,7 +401,7 @@ def closeness_test(
     degenerate = False
     if mode == "tv-bound":
         stat = tv
-        thr = max(math.sqrt(k / m), math.sqrt((2 / m) * math.log2(2 / delta)))
+        thr = max(math.sqrt(k / m), math.sqrt((2 / m) * math.log2(2 / alpha)))
         eps_used: float | None = None
     elif mode == "cantelli":
         if variance_bound == "plugin":
@@ -322,7 +412,7 @@ def closeness_test(
             msg = f"`variance_bound` must be in (0, 1] or 'plugin'; got {variance_bound!r}."
             raise ValueError(msg)
         vbar = 4 * b * eps0**2 / m + 2 * b * (1 + 2 * eps0**2) / (m * (m - 1))
-        stat, thr, eps_used = t_all, eps0**2 + math.sqrt((1 - delta) / delta * vbar), eps0
+        stat, thr, eps_used = t_all, eps0**2 + math.sqrt((1 - alpha) / alpha * vbar), eps0
     elif mode == "asymptotic":
         var = l2_statistic_variance(p, n / m, m)
         stat, eps_used = t_all, eps0
@@ -336,20 +426,19 @@ def closeness_test(
             thr = eps0**2
             pvalue = 0.0 if stat > thr else 1.0
         else:
-            thr = eps0**2 + float(stats.norm.ppf(1 - delta)) * math.sqrt(var)
+            thr = eps0**2 + float(stats.norm.ppf(1 - alpha)) * math.sqrt(var)
             pvalue = float(stats.norm.sf((stat - eps0**2) / math.sqrt(var)))
     else:  # mc
         n_resamples = check_int(n_resamples, "n_resamples", low=1)
         null = np.atleast_1d(l2_statistic(p, rng.multinomial(m, p / p.sum(), size=n_resamples)))
         stat, eps_used = t_all, 0.0
         pvalue = float((1 + np.count_nonzero(null >= stat - 1e-15)) / (1 + n_resamples))
-        thr = _critical_value(null, delta)
-    reject = bool(pvalue <= delta) if mode == "mc" else bool(stat > thr)
+        thr = _critical_value(null, alpha)
+    reject = bool(stat > thr) if pvalue is None else bool(pvalue <= alpha)
     return ClosenessResult(
         statistic=float(stat),
-        pvalue=pvalue,
-        reject=reject,
         threshold=float(thr),
+        pvalue=pvalue,
         epsilon0=eps_used,
         n_batches=1,
         batch_size=m,
@@ -373,9 +462,9 @@ def two_sample_closeness_test(
     counts: Any,
     *,
     epsilon: float = 0.1,
-    delta: float = 0.05,
+    alpha: float = 0.05,
     mode: str = "permutation",
-    n_permutations: int = 999,
+    n_resamples: int = 999,
     seed: SeedLike = None,
 ) -> ClosenessResult:
     """ℓ2 closeness test when the reference is known only by samples (Chan et al., 2014).
@@ -384,14 +473,17 @@ def two_sample_closeness_test(
     ----------
     reference_counts, counts : array-like of int, shape (k,)
         Bin counts X (reference, m₁ samples) and Y (model, m₂ samples).
-    epsilon, delta : float
-        Tolerance (ℓ2 norm) and level.
+    epsilon : float
+        Tolerance, a bound on the ℓ2 norm ‖p^B − q^B‖₂.
+    alpha : float
+        Level in (0, 1), fixed before the test runs. The ``"threshold"`` rule does not depend on
+        it (it is recorded in the result as the level the caller asked for).
     mode : {"permutation", "threshold"}
         ``"permutation"``: p-value (1 + #{Z_b ≥ Z})/(1 + B) from B relabellings of the pooled sample
-        (exact level δ for H0: p^B = q^B with data-independent bins); ``"threshold"``: reject iff
-        Z > ¾ε², the analogue of the paper's per-batch rule (heuristic).
-    n_permutations : int
-        B.
+        (exact level α for H0: p^B = q^B with data-independent bins); ``"threshold"``: reject iff
+        Z > ¾ε², the analogue of the paper's per-batch rule (heuristic, no p-value).
+    n_resamples : int
+        B, the permutations of the ``"permutation"`` mode.
     seed : int, Generator or None
         Permutations.
 
@@ -406,6 +498,14 @@ def two_sample_closeness_test(
     ----------
     S.-O. Chan, I. Diakonikolas, G. Valiant, P. Valiant. Optimal algorithms for testing closeness of
     discrete distributions. SODA 2014.
+
+    Examples
+    --------
+    >>> res = two_sample_closeness_test([50, 30, 20], [20, 30, 50], n_resamples=199, seed=0)
+    >>> res.decision(), res.pvalue <= 0.01
+    (True, True)
+    >>> two_sample_closeness_test([50, 30, 20], [48, 31, 21], mode="threshold").decision()
+    False
     """
     x = np.asarray(reference_counts)
     y = np.asarray(counts)
@@ -423,9 +523,7 @@ def two_sample_closeness_test(
         msg = f"both samples need at least 2 rows; got {m1} and {m2}."
         raise ValueError(msg)
     mode = check_choice(mode, "mode", TWO_SAMPLE_MODES)
-    if not 0 < delta < 1:
-        msg = f"`delta` must be in (0, 1); got {delta!r}."
-        raise ValueError(msg)
+    alpha = check_alpha(alpha)
     if not epsilon > 0:
         msg = f"`epsilon` must be positive; got {epsilon!r}."
         raise ValueError(msg)
@@ -434,22 +532,21 @@ def two_sample_closeness_test(
     tv = 0.5 * float(np.abs(x / m1 - y / m2).sum())
     pvalue = None
     if mode == "permutation":
-        b = check_int(n_permutations, "n_permutations", low=1)
+        b = check_int(n_resamples, "n_resamples", low=1)
         xb = rng.multivariate_hypergeometric(x + y, m1, size=b)
         null = _cdvv(xb, x + y - xb, m1, m2)
         pvalue = float((1 + np.count_nonzero(null >= z - 1e-15)) / (1 + b))
-        thr = _critical_value(null, delta)
-        reject = bool(pvalue <= delta)
+        thr = _critical_value(null, alpha)
+        reject = bool(pvalue <= alpha)
     else:
         thr = 0.75 * epsilon**2
         reject = bool(z > thr)
     return ClosenessResult(
         statistic=z,
-        pvalue=pvalue,
-        reject=reject,
         threshold=float(thr),
+        alpha=alpha,
+        pvalue=pvalue,
         epsilon=float(epsilon),
-        delta=float(delta),
         epsilon0=0.0 if mode == "permutation" else None,
         mode=mode,
         n_batches=1,

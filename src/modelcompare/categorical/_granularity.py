@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from modelcompare._foundation.errors import ModelCompareWarning
-from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.results import ScoreResult, check_alpha, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, spawn
 from modelcompare._foundation.validation import check_choice, check_fraction
 from modelcompare.categorical._binning import _draw_cuts, make_engine
@@ -30,34 +30,39 @@ _CALIBRATED = ("cantelli", "asymptotic", "mc", "permutation")
 
 
 @result_class
-class GranularityResult(Result):
-    """Granularity reached by a model, with the test at every level k.
+class GranularityResult(ScoreResult):
+    """Granularity reached by a model (a score: higher is better), with the test at every level k.
 
     Attributes
     ----------
+    value : int
+        The granularity: the largest accepted k, that is the last level of ``k_values`` before the
+        first rejecting one (``first_rejected_k − 1`` for the default consecutive levels). When
+        every level accepts it is the last k (``all_accepted`` is then True); when even the first
+        level rejects it is one below it, ``k_values[0] − 1`` (s − 1 by default: even k = s fails).
     first_rejected_k : int
-        The first k whose test rejects, or the last k (2s by default) if none does. This is what
-        the authors' figures encode ("return this k as the highest granularity level reached").
-    max_accepted_k : int
-        ``first_rejected_k − 1``, or the last k if none is rejected: the finest granularity the
-        model passes (s − 1 means even k = s failed). Higher is better under both conventions.
+        The first k whose test rejects, or the last k if none does. This is what the authors'
+        figures encode ("return this k as the highest granularity level reached").
     all_accepted : bool
         True when no level rejected (``first_rejected_k`` is then the last k, not a rejection).
     k_values : numpy.ndarray
         The levels evaluated (all of them; the paper stops at the first rejection, which gives
         the same scores).
+    decisions : numpy.ndarray of bool
+        Per level, the closeness test's ``decision()`` at ``alpha`` (True: H0 rejected at that k).
     tv, statistics, thresholds : numpy.ndarray
         Per level: binned empirical TV ½ Σ|p^B − q̂^B|, test statistic and its threshold.
-    rejects : numpy.ndarray of bool
-        Per-level decisions.
     pvalues : numpy.ndarray or None
-        Per-level p-values for the modes that have one.
+        Per-level p-values for the modes that have one (``"mc"``, ``"asymptotic"``,
+        ``"permutation"``).
     n_bins : numpy.ndarray
         Bins actually used per level (below k when a stair has zero splitting gain).
     tests : tuple of ClosenessResult
         The full test result per level.
-    epsilon, delta : float
-        Tolerance (ℓ2 norm) and level.
+    epsilon : float
+        Tolerance, a bound on the ℓ2 norm ‖p^B − q^B‖₂.
+    alpha : float
+        The level of each closeness test.
     mode : str
         Closeness-test mode.
     split : bool
@@ -70,21 +75,29 @@ class GranularityResult(Result):
         S (positive stairs); s = S + 1.
     seed_used : int or None
         The seed that reproduces the run.
+
+    Examples
+    --------
+    >>> from modelcompare import granularity, perturb, stair_distribution
+    >>> p = stair_distribution(6, 6, 3, 2.0)
+    >>> res = granularity(p, perturb(p, l1=0.2, seed=3).sample(4000, seed=1), seed=0)
+    >>> res.value, res.first_rejected_k, res.all_accepted
+    (4, 5, False)
     """
 
+    value: int
     first_rejected_k: int
-    max_accepted_k: int
     all_accepted: bool
     k_values: np.ndarray
+    decisions: np.ndarray
     tv: np.ndarray
     statistics: np.ndarray
     thresholds: np.ndarray
-    rejects: np.ndarray
     pvalues: np.ndarray | None
     n_bins: np.ndarray
     tests: tuple[ClosenessResult, ...]
     epsilon: float
-    delta: float
+    alpha: float
     mode: str
     split: bool
     two_sample: bool
@@ -94,21 +107,34 @@ class GranularityResult(Result):
     seed_used: int | None
 
     _repr_fields: ClassVar[tuple[str, ...]] = (
+        "value",
         "first_rejected_k",
-        "max_accepted_k",
         "all_accepted",
         "mode",
     )
 
     def table(self) -> str:
-        """Per-level table as plain text."""
+        """Per-level table as plain text.
+
+        Returns
+        -------
+        str
+            One line per level: k, bins, binned TV, statistic, threshold and the decision.
+
+        Examples
+        --------
+        >>> from modelcompare import granularity, stair_distribution
+        >>> p = stair_distribution(6, 6, 3, 2.0)
+        >>> print(granularity(p, p.sample(2000, seed=1), epsilon=0.5, seed=0).table().splitlines()[0])
+          k  bins  binned TV   statistic   threshold  decision
+        """
         lines = [
             f"{'k':>3} {'bins':>5} {'binned TV':>10} {'statistic':>11} {'threshold':>11}  decision"
         ]
         for i, k in enumerate(self.k_values):
             lines.append(
                 f"{int(k):>3} {int(self.n_bins[i]):>5} {self.tv[i]:>10.4f} {self.statistics[i]:>11.3e}"
-                f" {self.thresholds[i]:>11.3e}  {'reject' if self.rejects[i] else 'accept'}"
+                f" {self.thresholds[i]:>11.3e}  {'reject' if self.decisions[i] else 'accept'}"
             )
         return "\n".join(lines)
 
@@ -168,7 +194,7 @@ def granularity(
     samples: Any,
     *,
     epsilon: float = 0.1,
-    delta: float = 0.05,
+    alpha: float = 0.05,
     k_range: Any = None,
     mode: str | None = None,
     split: bool = False,
@@ -181,8 +207,9 @@ def granularity(
     """Granularity of a categorical generative model against a reference (Algorithm 1).
 
     For k = s, …, 2s (s = S + 1 with S positive stairs of p): build B*_k from (p, q̂), bin p and the
-    counts, run the closeness test at tolerance ε and level δ. The score is the level at which the
-    model first fails (``first_rejected_k``) or the finest it passes (``max_accepted_k``).
+    counts, run the closeness test at tolerance ε and level α. The score ``value`` is the finest
+    level the model passes before the first rejection (the authors' figures report
+    ``first_rejected_k``, the level at which it first fails).
 
     Parameters
     ----------
@@ -195,8 +222,8 @@ def granularity(
         references.
     epsilon : float
         ε_test, a bound on the ℓ2 norm ‖p^B − q^B‖₂ (default 0.1, the paper's).
-    delta : float
-        δ (default 0.05).
+    alpha : float
+        The level α of each closeness test, in (0, 1) (default 0.05).
     k_range : iterable of int, optional
         Levels to evaluate (default s..2s).
     mode : str, optional
@@ -205,7 +232,7 @@ def granularity(
         ``"tv-bound"``. Two-sample: ``"threshold"`` (default) or ``"permutation"``.
     split : bool
         If True, choose B*_k on a random ``split_fraction`` of the samples and test on the rest.
-        This removes the selection bias (calibrated modes then hold their level δ per k under
+        This removes the selection bias (calibrated modes then hold their level α per k under
         q = p) at the price of fewer tested samples and a B*_k fitted to a noisier q̂.
     split_fraction : float
         Share of the samples used to choose the bins when ``split``.
@@ -222,6 +249,7 @@ def granularity(
     Returns
     -------
     GranularityResult
+        ``value`` is the granularity; ``decisions`` and ``tests`` hold the test at every level.
 
     Notes
     -----
@@ -230,8 +258,8 @@ def granularity(
     d_TV(p, q̂). No level can hold in that mode: at m = 10⁴ samples of p itself are rejected at
     ε = 0.1. The default keeps the paper's method; use ``split=True`` with a calibrated mode
     (``"cantelli"`` or ``"mc"``) for a decision with a level. With ``split`` the per-level
-    false-rejection rate under q = p is ≤ δ; the chance that q = p scores below the last level is
-    at most (number of levels)·δ.
+    false-rejection rate under q = p is ≤ α; the chance that q = p scores below the last level is
+    at most (number of levels)·α.
 
     References
     ----------
@@ -245,6 +273,11 @@ def granularity(
     >>> res = granularity(p, p.sample(2000, seed=1), epsilon=0.18, seed=0)
     >>> res.k_values.tolist()
     [4, 5, 6, 7, 8]
+    >>> res.value, res.first_rejected_k, res.decisions.tolist()
+    (6, 7, [False, False, False, True, True])
+    >>> calibrated = granularity(p, p.sample(4000, seed=1), split=True, mode="cantelli", seed=0)
+    >>> calibrated.value, calibrated.all_accepted
+    (8, True)
     """
     p, rows, ref_rows, ks, mode = _granularity_iv(
         p, samples, reference_samples, k_range, mode, split_fraction
@@ -253,10 +286,11 @@ def granularity(
     if not split and mode in _CALIBRATED:
         warnings.warn(
             f"mode={mode!r} with split=False: the bins B*_k are chosen on the tested samples, so the "
-            "level delta does not hold (selection bias). Use split=True for a calibrated decision.",
+            "level alpha does not hold (selection bias). Use split=True for a calibrated decision.",
             ModelCompareWarning,
             stacklevel=2,
         )
+    alpha = check_alpha(alpha)
     rng, seed_used = check_seed(seed)
     r_split, r_cuts, r_tests = spawn(rng, 3)
     fit_rows, test_rows, fit_ref, test_ref = rows, rows, ref_rows, ref_rows
@@ -289,9 +323,9 @@ def granularity(
                 ref_counts,
                 counts,
                 epsilon=epsilon,
-                delta=delta,
+                alpha=alpha,
                 mode=mode,
-                n_permutations=n_resamples,
+                n_resamples=n_resamples,
                 seed=r_k,
             )
         else:
@@ -299,32 +333,36 @@ def granularity(
                 binning.p_binned,
                 counts,
                 epsilon=epsilon,
-                delta=delta,
+                alpha=alpha,
                 mode=mode,
                 epsilon0=epsilon0,
                 n_resamples=n_resamples,
                 seed=r_k,
             )
         tests.append(res)
-    rejects = np.array([t.reject for t in tests], dtype=bool)
-    hit = np.flatnonzero(rejects)
-    last = ks[-1]
-    first = ks[int(hit[0])] if hit.size else last
+    decisions = np.array([t.decision() for t in tests], dtype=bool)
+    hit = np.flatnonzero(decisions)
+    if not hit.size:  # every level accepts
+        value = first = ks[-1]
+    else:
+        i = int(hit[0])
+        first = ks[i]
+        value = ks[i - 1] if i > 0 else ks[0] - 1
     pvals = [t.pvalue for t in tests]
     return GranularityResult(
+        value=int(value),
         first_rejected_k=int(first),
-        max_accepted_k=int(first - 1) if hit.size else int(last),
         all_accepted=not bool(hit.size),
         k_values=np.array(ks),
+        decisions=decisions,
         tv=np.array([t.tv for t in tests]),
         statistics=np.array([t.statistic for t in tests]),
         thresholds=np.array([t.threshold for t in tests]),
-        rejects=rejects,
         pvalues=None if any(v is None for v in pvals) else np.array(pvals, dtype=float),
         n_bins=np.array([t.n_bins for t in tests]),
         tests=tuple(tests),
         epsilon=float(epsilon),
-        delta=float(delta),
+        alpha=alpha,
         mode=mode,
         split=bool(split),
         two_sample=two_sample,

@@ -53,6 +53,13 @@ class CategoricalReference:
         p over Ω in ``itertools.product`` order (table layouts only).
     stair_labels : numpy.ndarray or None
         Stair of each element of Ω, ``-1`` for the zero stair (table layouts only).
+
+    Examples
+    --------
+    >>> from modelcompare import stair_distribution
+    >>> p = stair_distribution(6, 6, 3, 2.0)
+    >>> p.n_stairs, p.size, p.stair_sizes, p.layout
+    (3, 46656, (240, 240, 240), 'index')
     """
 
     n_categories: int
@@ -453,7 +460,27 @@ def stair_distribution(
 
 # ---------------------------------------------------------------------- perturbations
 def distances(p: CategoricalReference, q: CategoricalReference) -> dict[str, float]:
-    """ℓ1, TV (= ℓ1/2) and ℓ2 distances between two table distributions on the same Ω."""
+    """ℓ1, TV (= ℓ1/2) and ℓ2 distances between two table distributions on the same Ω.
+
+    Parameters
+    ----------
+    p, q : CategoricalReference
+        Table references on the same Ω.
+
+    Returns
+    -------
+    dict
+        ``{"l1": ..., "tv": ..., "l2": ...}``.
+
+    Examples
+    --------
+    >>> from modelcompare import perturb, stair_distribution
+    >>> from modelcompare.categorical import distances
+    >>> p = stair_distribution(6, 6, 3, 2.0)
+    >>> d = distances(p, perturb(p, l1=0.2, seed=3))
+    >>> round(d["l1"], 4), round(d["tv"], 4), round(d["l2"], 4)
+    (0.2, 0.1, 0.0126)
+    """
     if p.table is None or q.table is None or p.table.shape != q.table.shape:
         msg = "`p` and `q` must be table distributions on the same Ω."
         raise ValueError(msg)
@@ -501,6 +528,14 @@ def perturb(
     ------
     ValueError
         If the removal would make some mass negative (``l1`` too large for ``add_frac``).
+
+    Examples
+    --------
+    >>> from modelcompare import perturb, stair_distribution
+    >>> p = stair_distribution(6, 6, 3, 2.0)
+    >>> q = perturb(p, tv=0.05, seed=3)
+    >>> q.layout, round(float(abs(q.table - p.table).sum()), 6)
+    ('table', 0.1)
     """
     if p.table is None:
         msg = "`perturb` needs a table reference (layout='index' or from_table)."

@@ -9,8 +9,11 @@ The reference is given one of three ways:
 * ``--reference-samples FILE``: draws from the reference (two-sample mode, CDVV statistic); may be
   combined with ``--reference`` to take the stairs (level sets) from it.
 
-A malformed ``--reference`` spec is a usage error (exit 2), like any bad option value. Unreadable
-files, bad shapes, categories out of range and invalid tables are data errors (exit 3).
+``--alpha`` is the level of the closeness test at every level k (default 0.05). The output is the
+library's :class:`~modelcompare.GranularityResult` (``value`` is the granularity) and its per-level
+``decisions``. A malformed ``--reference`` spec is a usage error (exit 2), like any bad option
+value. Unreadable files, bad shapes, categories out of range and invalid tables are data errors
+(exit 3).
 """
 
 from __future__ import annotations
@@ -35,7 +38,23 @@ _SPEC_KEYS = {
 
 
 def parse_reference_spec(spec: str) -> dict[str, Any]:
-    """Parse ``stairs:c=6,L=6,stairs=2[,ratio=…][,layout=…]`` (raises ``click.BadParameter``)."""
+    """Parse ``stairs:c=6,L=6,stairs=2[,ratio=…][,layout=…]`` (raises ``click.BadParameter``).
+
+    Parameters
+    ----------
+    spec : str
+        The ``--reference`` value.
+
+    Returns
+    -------
+    dict
+        The keyword arguments of :func:`~modelcompare.stair_distribution` it names.
+
+    Examples
+    --------
+    >>> parse_reference_spec("stairs:c=6,L=6,stairs=2,ratio=3")
+    {'c': 6, 'L': 6, 'stairs': 2, 'ratio': 3.0}
+    """
     kind, _, body = spec.partition(":")
     if kind != "stairs" or not body:
         msg = f"expected 'stairs:c=C,L=L,stairs=S[,ratio=R][,layout=index|sort]'; got {spec!r}."
@@ -98,13 +117,6 @@ def _table_reference(path: str, length: int) -> Any:
     help="Tolerance on the ℓ2 norm ‖p^B − q^B‖₂.",
 )
 @click.option(
-    "--delta",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.05,
-    show_default=True,
-    help="Level δ.",
-)
-@click.option(
     "--mode",
     type=click.Choice(
         [
@@ -132,7 +144,6 @@ def granularity_command(
     reference_table: str | None,
     reference_samples: str | None,
     epsilon: float,
-    delta: float,
     mode: str | None,
     split: bool,
     k_max: int | None,
@@ -146,18 +157,18 @@ def granularity_command(
     """Granularity of categorical SAMPLES (rows of L categories, 0-based) against a reference.
 
     Bins Ω ever more finely (B*_k, k = s..2s) and tests closeness at tolerance --epsilon and level
-    --delta at each level (Regol, Kroon & Coates 2023). Higher granularity is better.
-    --fail-on-reject exits 1 when some level rejects.
+    --alpha (default 0.05) at each level (Regol, Kroon & Coates 2023). The score `value` is the
+    granularity, the largest accepted k: higher is better. --fail-on-reject exits 1 when some
+    level rejects.
 
     \b
     Example:
       $ modelcompare granularity model.npy --reference stairs:c=6,L=6,stairs=3,ratio=2 --seed 0 --json
-      {"all_accepted": false, "first_rejected_k": 6, "max_accepted_k": 5, ..., "test": "granularity"}
+      {"all_accepted": false, "alpha": 0.05, ..., "test": "granularity", "value": 5, ...}
     """
     from modelcompare.categorical import granularity, stair_distribution
 
-    if alpha is not None:
-        raise click.UsageError("granularity is a decision at --delta; --alpha does not apply.")
+    alpha = 0.05 if alpha is None else alpha
     given = [r for r in (reference_spec, reference_table) if r is not None]
     if len(given) > 1:
         raise click.UsageError("give at most one of --reference and --reference-table.")
@@ -192,7 +203,7 @@ def granularity_command(
         ref,
         x,
         epsilon=epsilon,
-        delta=delta,
+        alpha=alpha,
         mode=mode,
         split=split,
         k_range=k_range,
@@ -201,14 +212,14 @@ def granularity_command(
         seed=seed,
     )
     rows = [
+        ("granularity (value)", result.value),
+        ("first rejected k", result.first_rejected_k),
+        ("all accepted", result.all_accepted),
         ("mode", result.mode),
         ("epsilon", result.epsilon),
-        ("delta", result.delta),
+        ("alpha", result.alpha),
         ("split", result.split),
         ("n samples", result.n_samples),
-        ("first rejected k", result.first_rejected_k),
-        ("max accepted k", result.max_accepted_k),
-        ("all accepted", result.all_accepted),
     ]
     emit(
         test="granularity",
@@ -217,7 +228,7 @@ def granularity_command(
             "reference": reference_spec or reference_table or "samples",
             "reference_samples": reference_samples,
             "epsilon": epsilon,
-            "delta": delta,
+            "alpha": alpha,
             "mode": result.mode,
             "split": split,
             "k_max": k_max,
@@ -230,5 +241,5 @@ def granularity_command(
         started=started,
         table=result.table(),
     )
-    if fail_on_reject and not result.all_accepted:
+    if fail_on_reject and result.decisions.any():
         sys.exit(EXIT_REJECT)
