@@ -78,7 +78,7 @@ def rejection_rates(
     corrected = naive = 0
     for j in range(replicates):
         res = corrected_ttest(a[:, j], b[:, j], n_train=n_train, n_test=n_test)
-        corrected += res.pvalue <= alpha
+        corrected += res.decision(alpha)
         naive += res.pvalue_uncorrected <= alpha
     return int(corrected), int(naive)
 

@@ -31,5 +31,5 @@ print(
 
 names, scores = scores_from_cv_results(search.cv_results_)
 post = bayesian_ttest(scores[0], scores[1], n_train=90, n_test=10, rope=0.01)
-print(post, post.interpret())
+print(post, post.decision(threshold=0.95))
 print(post.credible_intervals([0.5, 0.75, 0.95]))

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from modelcompare import compare_models
+from modelcompare import PairwiseTestResult, compare_models
 from modelcompare.cli import app
 
 EXAMPLE_CSV = str(Path(__file__).parents[2] / "examples" / "data" / "cv_scores.csv")
@@ -46,7 +46,7 @@ def test_json_matches_python_api(runner):
             "--n-test",
             "10",
             "--json",
-            "--p-adjust",
+            "--correction",
             "holm",
             "--rope",
             "0.02",
@@ -55,17 +55,22 @@ def test_json_matches_python_api(runner):
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
     ref = compare_models(
-        pd.read_csv(EXAMPLE_CSV, index_col=0), n_train=90, n_test=10, p_adjust="holm", rope=0.02
+        pd.read_csv(EXAMPLE_CSV, index_col=0), n_train=90, n_test=10, correction="holm", rope=0.02
     )
     assert payload["test"] == "cv"
     assert payload["alternative"] == "two-sided"
     assert payload["rope"] == [-0.02, 0.02]
-    assert payload["p_adjust"] == "holm"
+    assert payload["correction"] == "holm"
     for pair, row in zip(payload["pairs"], ref.itertuples()):
         assert pair["t"] == row.t
         assert pair["p_adjusted"] == row.p_adjusted
         assert pair["prob_rope"] == row.prob_rope
     assert payload["pvalue"] == ref["p_adjusted"].min()
+    expected = PairwiseTestResult.from_table(ref).to_dict()
+    assert {k: payload[k] for k in ("statistic", "model_a", "model_b", "n_splits")} == {
+        k: expected[k] for k in ("statistic", "model_a", "model_b", "n_splits")
+    }
+    assert "reject" not in payload
 
 
 def test_layout_loss_and_no_names(runner, tmp_path, rng):
@@ -98,8 +103,17 @@ def test_layout_loss_and_no_names(runner, tmp_path, rng):
 
 def test_fail_on_reject(runner):
     args = ["cv", EXAMPLE_CSV, "--n-train", "90", "--n-test", "10", "--alpha", "0.05"]
-    assert runner.invoke(app, args).exit_code == 0
+    out = runner.invoke(app, args)
+    assert out.exit_code == 0
+    assert "reject H0 at 0.05" in out.stdout
     assert runner.invoke(app, [*args, "--fail-on-reject"]).exit_code == 1
+    payload = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    ref = compare_models(pd.read_csv(EXAMPLE_CSV, index_col=0), n_train=90, n_test=10)
+    assert payload["reject"] is PairwiseTestResult.from_table(ref).decision(0.05)
+    assert payload["alpha"] == 0.05
+    # a level at which nothing is rejected: exit 0 even with --fail-on-reject
+    strict = ["cv", EXAMPLE_CSV, "--n-train", "90", "--n-test", "10", "--alpha", "1e-12"]
+    assert runner.invoke(app, [*strict, "--fail-on-reject"]).exit_code == 0
 
 
 def test_bad_input_exit_codes(runner, tmp_path):

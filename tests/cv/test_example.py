@@ -1,6 +1,6 @@
 """scikit-learn's "statistical comparison of models using grid search" example, rebuilt and matched.
 
-The setup (spec cv_comparison §1) is refitted here (400 SVC fits on 90 points, about 1 s). Every
+The example's setup is refitted here (400 SVC fits on 90 points, about 1 s). Every
 number the example prints is matched at its printed digits, and to 1e-12 relative against a float64
 recomputation with the example's own formulas (written out below, independently of the package).
 """
@@ -237,7 +237,7 @@ def _check_table(table, example):
         _close(row.t, rf[2])
         _close(row.p_adjusted, rf[3])
         _close(row.prob_a_worse, rf[4])
-        # better_prob sits exactly on the ROPE edge for rbf vs linear (spec §5): absolute 1e-12.
+        # better_prob sits exactly on the ROPE edge for rbf vs linear: absolute 1e-12.
         _close(row.prob_a_better, rf[5], abs_=1e-12)
         _close(row.prob_rope, rf[6], abs_=1e-15)
         assert row.prob_a_worse + row.prob_rope + row.prob_a_better == pytest.approx(1.0, abs=1e-12)
@@ -268,6 +268,7 @@ def test_pairwise_other_inputs_agree(example):
     _check_table(compare_models(search, **kw), example)
     _check_table(compare_models(ms, **kw), example)  # models × splits DataFrame
     _check_table(compare_models(ms.to_numpy(), names=list(ms.index), **kw), example)
+    _check_table(compare_models(ms.to_numpy().tolist(), names=list(ms.index), **kw), example)
     per_model = {
         name: {"test_score": ms.loc[name].to_numpy(), "fit_time": np.zeros(100)}
         for name in ms.index
@@ -281,7 +282,7 @@ def test_pairwise_default_two_sided_and_holm(example):
     two = compare_models(ms, n_train=90, n_test=10)
     assert two.attrs["alternative"] == "two-sided"
     np.testing.assert_allclose(two["p"], 2 * greater["p"], rtol=1e-12)
-    holm = compare_models(ms, n_train=90, n_test=10, p_adjust="holm")
+    holm = compare_models(ms, n_train=90, n_test=10, correction="holm")
     p = two["p"].to_numpy()
     order = np.argsort(p)
     expected = np.empty(6)

@@ -22,6 +22,7 @@ from modelcompare import (
     plot_posterior,
     wilcoxon_holm,
 )
+from modelcompare._foundation.results import TestResult, ThresholdResult
 from modelcompare.cv._multi import _cliques, signed_rank_masses
 
 
@@ -51,6 +52,9 @@ def test_friedman_matches_scipy_with_ties(table):
     # losses: negating the scores with greater_is_better=False gives the same test
     flipped = friedman_test(-table, greater_is_better=False)
     assert flipped.statistic == pytest.approx(res.statistic, rel=1e-14)
+    assert isinstance(res, TestResult)
+    assert res.decision(0.05) is (res.pvalue <= 0.05)
+    assert list(res.to_dict())[:2] == ["statistic", "pvalue"]
 
 
 def test_friedman_degenerate_and_bad_input():
@@ -63,6 +67,12 @@ def test_friedman_degenerate_and_bad_input():
         friedman_test(np.ones((1, 3)))
     with pytest.raises(ValueError, match="data set 2, model 'm1' is nan"):
         friedman_test(pd.DataFrame({"m0": [1.0, 2, 3], "m1": [1.0, 2, np.nan]}))
+    # lists and tensors have an `index` method, not labels
+    with pytest.raises(ValueError, match="data set 1, model 'model_1' is nan"):
+        friedman_test([[1.0, 2.0], [3.0, np.nan]])
+    torch = pytest.importorskip("torch")
+    rows = [[0.8, 0.7, 0.6], [0.9, 0.6, 0.7], [0.85, 0.75, 0.65]]
+    assert friedman_test(torch.tensor(rows)).statistic == friedman_test(rows).statistic
 
 
 def test_nemenyi_critical_values_demsar():
@@ -71,13 +81,9 @@ def test_nemenyi_critical_values_demsar():
     rng = np.random.default_rng(0)
     for k, q in zip(range(2, 11), q05):
         res = nemenyi_test(rng.standard_normal((14, k)))
-        assert res.critical_difference / math.sqrt(k * (k + 1) / (6 * 14)) == pytest.approx(
-            q, abs=1.5e-3
-        )
+        assert res.threshold / math.sqrt(k * (k + 1) / (6 * 14)) == pytest.approx(q, abs=1.5e-3)
     # Demšar's worked example: N = 14 data sets, k = 4 algorithms, CD = 1.25 at α = 0.05.
-    assert nemenyi_test(rng.standard_normal((14, 4))).critical_difference == pytest.approx(
-        1.25, abs=5e-3
-    )
+    assert nemenyi_test(rng.standard_normal((14, 4))).threshold == pytest.approx(1.25, abs=5e-3)
 
 
 def test_nemenyi_pvalues_and_cd_agree(table):
@@ -90,11 +96,21 @@ def test_nemenyi_pvalues_and_cd_agree(table):
             z = diff / se
             p_ref = stats.studentized_range.sf(z * math.sqrt(2), k, np.inf)
             assert res.pvalues[i, j] == pytest.approx(p_ref, rel=1e-9)
-            assert (res.pvalues[i, j] <= 0.05) == (diff >= res.critical_difference)
+            assert (res.pvalues[i, j] <= 0.05) == (diff >= res.threshold)
+            assert res.significant()[i, j] == (diff >= res.threshold)
     assert np.allclose(res.pvalues, res.pvalues.T)
     assert np.all(np.diag(res.pvalues) == 1)
+    # the threshold-test protocol: the largest rank difference against the critical difference
+    assert isinstance(res, ThresholdResult)
+    assert res.alpha == 0.05
+    gaps = np.abs(res.average_ranks[:, None] - res.average_ranks[None, :])
+    assert res.statistic == gaps.max()
+    assert res.decision() == bool(res.significant().any()) == (res.statistic >= res.threshold)
+    assert "reject" not in res.to_dict()
+    strict = nemenyi_test(table, alpha=1e-6)
+    assert strict.threshold > res.threshold
     # a rank difference exactly at the CD has p = α
-    p_at_cd = stats.studentized_range.sf(res.critical_difference / se * math.sqrt(2), k, np.inf)
+    p_at_cd = stats.studentized_range.sf(res.threshold / se * math.sqrt(2), k, np.inf)
     assert p_at_cd == pytest.approx(0.05, rel=1e-6)
     frame = res.to_frame()
     assert list(frame.columns) == list(table.columns)
@@ -109,17 +125,35 @@ def test_wilcoxon_holm_matches_scipy(table):
             raw.append(stats.wilcoxon(arr[:, i] - arr[:, j]).pvalue)
             pairs.append((i, j))
     adj = adjust_pvalues(raw, "holm")
-    for (i, j), p in zip(pairs, adj):
-        assert res.pvalues[i, j] == pytest.approx(p, rel=1e-12)
-    assert res.method == "wilcoxon-holm"
-    assert res.critical_difference is None
-    pratt = wilcoxon_holm(table, zero_method="pratt", p_adjust="bonferroni")
-    assert pratt.method == "wilcoxon-bonferroni"
+    for (i, j), p, q in zip(pairs, adj, raw):
+        assert res.pvalues_adjusted[i, j] == pytest.approx(p, rel=1e-12)
+        assert res.pvalues[i, j] == pytest.approx(q, rel=1e-12)
+        ref = stats.wilcoxon(arr[:, i] - arr[:, j]).statistic
+        assert res.statistics[i, j] == res.statistics[j, i] == pytest.approx(ref, rel=1e-12)
+    assert res.correction == "holm"
+    # the test protocol: the smallest adjusted p-value and its pair's statistic
+    assert isinstance(res, TestResult)
+    best = int(np.argmin(raw))
+    assert res.pvalue == pytest.approx(min(adj), rel=1e-12)
+    assert res.statistic == res.statistics[pairs[best]]
+    assert res.decision(0.05) is (res.pvalue <= 0.05)
+    assert res.to_frame().loc["A", "B"] == res.pvalues_adjusted[0, 1]
+    sig = res.significant(0.05)
+    assert np.array_equal(sig, (res.pvalues_adjusted <= 0.05) & ~np.eye(5, dtype=bool))
+    assert res.cliques(0.05) == [
+        [res.names[i] for i in c] for c in _cliques(res.average_ranks, sig)
+    ]
+    assert res.cliques(1e-9) == [list(np.array(res.names)[np.argsort(res.average_ranks)])]
+    pratt = wilcoxon_holm(table, zero_method="pratt", correction="bonferroni")
+    assert pratt.correction == "bonferroni"
+    with pytest.raises(ValueError, match="correction"):
+        wilcoxon_holm(table, correction="fdr")
     # all-zero differences for one pair: p = 1 instead of scipy's NaN
     dup = table.assign(F=table["A"])
     out = wilcoxon_holm(dup)
-    assert out.pvalues[0, 5] == 1.0
-    assert not np.isnan(out.pvalues).any()
+    assert out.pvalues[0, 5] == out.pvalues_adjusted[0, 5] == 1.0
+    assert out.statistics[0, 5] == 0.0
+    assert not np.isnan(out.pvalues_adjusted).any()
 
 
 def test_cliques():
@@ -150,15 +184,19 @@ def test_bayesian_signed_rank_matches_baycomp_exactly(rope, rng):
 def test_bayesian_signed_rank_seeded_and_consistent(rng):
     x = 0.8 + 0.03 * rng.standard_normal(15)
     y = x - 0.015 + 0.02 * rng.standard_normal(15)
-    r1 = bayesian_signed_rank(x, y, rope=0.01, n_samples=20_000, seed=3)
-    r2 = bayesian_signed_rank(x, y, rope=0.01, n_samples=20_000, seed=3)
-    np.testing.assert_array_equal(r1.samples, r2.samples)
+    r1 = bayesian_signed_rank(x, y, rope=0.01, n_draws=20_000, seed=3)
+    r2 = bayesian_signed_rank(x, y, rope=0.01, n_draws=20_000, seed=3)
+    np.testing.assert_array_equal(r1.draws, r2.draws)
+    assert r1.draws.shape == (20_000, 3)
     assert r1.seed_used == 3
     assert r1.prob_a_worse + r1.prob_rope + r1.prob_a_better == pytest.approx(1.0)
     left, mid, right = baycomp.two_on_multiple(x, y, rope=0.01, random_state=11)
     for ours, ref in zip((r1.prob_a_better, r1.prob_rope, r1.prob_a_worse), (left, mid, right)):
         assert abs(ours - ref) < 0.02  # independent Monte Carlo streams, 20k and 50k draws
     assert r1.prob_a_better > 0.5
+    assert r1.decision(threshold=0.5) == "a_better"
+    assert r1.decision(threshold=0.999) == "undecided"
+    assert list(r1.to_dict())[:3] == ["prob_a_better", "prob_rope", "prob_a_worse"]
     with pytest.raises(TypeError, match="RandomState"):
         bayesian_signed_rank(x, y, seed=np.random.RandomState(0))
 
@@ -180,7 +218,15 @@ def test_plots(table):
     texts = [t.get_text() for t in cd_ax.texts]
     assert any(t.startswith("CD = ") for t in texts)
     assert any(t.startswith("A (") for t in texts)
-    plot_critical_difference(wilcoxon_holm(table), ax=ax)
+    wilcoxon = wilcoxon_holm(table)
+    plot_critical_difference(wilcoxon, ax=ax)
+    _fig, ax2 = plt.subplots()
+    plot_critical_difference(wilcoxon, alpha=0.01, ax=ax2)
+    assert "α = 0.01" in ax2.get_title()
+    with pytest.raises(ValueError, match="level is fixed"):
+        plot_critical_difference(nemenyi_test(table), alpha=0.1)
+    with pytest.raises(TypeError, match="NemenyiResult or a WilcoxonHolmResult"):
+        plot_critical_difference(res)
     with pytest.raises(TypeError, match="BayesianTTestResult"):
         plot_posterior(nemenyi_test(table))
     plt.close("all")

@@ -12,14 +12,17 @@ from scipy import stats
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from modelcompare import (
+    CorrectedTTestResult,
     DegenerateDataWarning,
     ModelCompareWarning,
+    PairwiseTestResult,
     adjust_pvalues,
     bayesian_ttest,
     compare_models,
     corrected_ttest,
     split_sizes,
 )
+from modelcompare._foundation.results import TestResult
 
 
 @pytest.fixture
@@ -94,7 +97,11 @@ def test_result_repr_and_dict(scores):
     assert list(d)[:2] == ["statistic", "pvalue"]
     assert "pvalue_uncorrected" in d
     assert "CorrectedTTestResult(" in repr(res)
+    assert isinstance(res, TestResult)
     assert res.decision(0.999) is (res.pvalue <= 0.999)
+    assert "decision" not in CorrectedTTestResult.__dict__  # the protocol's, not a local one
+    assert "reject" not in d
+    assert "alpha" not in d
 
 
 def test_bayesian_formula_and_baycomp(rng):
@@ -119,7 +126,8 @@ def test_bayesian_formula_and_baycomp(rng):
     swapped = bayesian_ttest(b, a, n_train=80, n_test=20, rope=0.01)
     assert swapped.prob_a_better == pytest.approx(res.prob_a_worse, rel=1e-12)
     assert res.posterior.mean() == pytest.approx(d.mean())
-    assert res.interpret(0.95) in {"a better", "b better", "equivalent", "inconclusive"}
+    assert res.decision(0.95) in {"a_better", "rope", "a_worse", "undecided"}
+    assert list(res.to_dict())[:3] == ["prob_a_better", "prob_rope", "prob_a_worse"]
 
 
 def test_bayesian_tails_keep_their_digits():
@@ -133,12 +141,16 @@ def test_bayesian_tails_keep_their_digits():
     assert res.prob_rope == pytest.approx(post.cdf(0.01) - post.cdf(-0.01), rel=1e-8)
 
 
-def test_interpret_rules():
+def test_decision_rules():
     a = np.full(30, 0.9) + 0.001 * np.sin(np.arange(30))
     b = np.full(30, 0.9) + 0.001 * np.cos(np.arange(30))
-    assert bayesian_ttest(a, b, n_train=90, n_test=10).interpret() == "equivalent"
-    assert bayesian_ttest(a + 0.2, b, n_train=90, n_test=10).interpret() == "a better"
-    assert bayesian_ttest(a, b + 0.2, n_train=90, n_test=10).interpret() == "b better"
+    assert bayesian_ttest(a, b, n_train=90, n_test=10).decision() == "rope"
+    assert bayesian_ttest(a + 0.2, b, n_train=90, n_test=10).decision() == "a_better"
+    assert bayesian_ttest(a, b + 0.2, n_train=90, n_test=10).decision() == "a_worse"
+    close = bayesian_ttest(a + 0.01, b, n_train=90, n_test=10)
+    assert close.decision(threshold=0.999) == "undecided"
+    with pytest.raises(ValueError, match="threshold"):
+        close.decision(threshold=1.5)
 
 
 # --- degenerate input: never NaN, flagged, warned -------------------------------------------
@@ -288,6 +300,7 @@ def test_unequal_folds_ratio_choices():
     assert pytest.approx(0.11111, abs=1e-5) == 1 / (10 - 1)  # baycomp's assumption
     plain = split_sizes(KFold(5), n_samples=50)
     assert (plain.n_train, plain.n_test, plain.test_train_ratio) == (40.0, 10.0, 0.25)
+    assert plain.to_dict()["n_splits"] == 5
     with pytest.raises(ValueError, match="pass `y`"):
         split_sizes(5, n_samples=50, classifier=True)
 
@@ -305,7 +318,7 @@ def test_adjust_pvalues_reference(rng):
         np.testing.assert_allclose(holm, ref, rtol=1e-15)
         np.testing.assert_allclose(adjust_pvalues(p, "bonferroni"), np.minimum(1, m * p))
         np.testing.assert_array_equal(adjust_pvalues(p, None), p)
-    with pytest.raises(ValueError, match="p_adjust"):
+    with pytest.raises(ValueError, match="correction"):
         adjust_pvalues([0.1], "hochberg")
 
 
@@ -330,5 +343,35 @@ def test_compare_models_losses_and_order():
         compare_models({"a": [1.0, 2.0, 3.0]}, n_train=2, n_test=1)
     with pytest.raises(ValueError, match=r"n_train.*test_train_ratio"):
         compare_models(loss)
-    with pytest.raises(ValueError, match="p_adjust"):
-        compare_models(loss, n_train=27, n_test=3, p_adjust="fdr")
+    with pytest.raises(ValueError, match="correction"):
+        compare_models(loss, n_train=27, n_test=3, correction="fdr")
+
+
+def test_compare_models_lists_and_tensors():
+    torch = pytest.importorskip("torch")
+    rows = [[0.80, 0.82, 0.79, 0.85], [0.78, 0.80, 0.80, 0.82], [0.70, 0.71, 0.69, 0.72]]
+    ref = compare_models(np.array(rows), n_train=30, n_test=10)
+    for table in (rows, torch.tensor(rows, dtype=torch.float64)):
+        out = compare_models(table, n_train=30, n_test=10)
+        assert list(out["model_a"]) == list(ref["model_a"])
+        np.testing.assert_array_equal(out["t"], ref["t"])
+    assert set(ref["model_a"]) | set(ref["model_b"]) == {"model_0", "model_1", "model_2"}
+
+
+def test_pairwise_test_result_from_table():
+    rng = np.random.default_rng(4)
+    scores = {m: mu + 0.02 * rng.standard_normal(20) for m, mu in [("a", 0.9), ("b", 0.89)]}
+    scores["c"] = scores["a"] - 0.05 + 0.01 * rng.standard_normal(20)
+    table = compare_models(scores, n_train=45, n_test=5, correction="holm")
+    res = PairwiseTestResult.from_table(table)
+    assert isinstance(res, TestResult)
+    best = int(np.argmin(table["p_adjusted"]))
+    assert res.pvalue == table["p_adjusted"].min()
+    assert res.statistic == table["t"].iloc[best]
+    assert (res.model_a, res.model_b) == tuple(table[["model_a", "model_b"]].iloc[best])
+    assert res.correction == "holm"
+    assert res.n_splits == 20
+    assert res.decision(0.05) is bool(res.pvalue <= 0.05)
+    assert len(res.to_dict()["pairs"]) == 3
+    with pytest.raises(ValueError, match="compare_models"):
+        PairwiseTestResult.from_table(table.copy().drop(columns=["p_adjusted"]))

@@ -1,4 +1,4 @@
-"""A real Dask cluster: power study, c2st_many and a sweep through joblib's dask backend (issue 7)."""
+"""A real Dask cluster: power study, c2st_many and a sweep through joblib's dask backend."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""power_study: rejection rates, binomial intervals, size of a real test (issue 7)."""
+"""power_study: rejection rates, binomial intervals, size of a real test."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""run_many and the config-keyed child seeds (issue 7)."""
+"""run_many and the config-keyed child seeds."""
 
 from __future__ import annotations
 
@@ -137,6 +137,21 @@ def test_run_many_progress_bar_on_stderr(capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "tasks" in captured.err
+
+
+def test_library_is_silent_by_default(capsys, tmp_path):
+    import inspect
+
+    from modelcompare import power_study, run_sweep
+    from modelcompare.experiments import run_config
+
+    for fn in (run_many, run_sweep, power_study, run_config):
+        assert inspect.signature(fn).parameters["progress"].default is False
+        assert inspect.signature(fn).parameters["seed"].default is None
+    run_many(draw_task, [{"v": 1}, {"v": 2}], seed=0)
+    run_sweep(draw_task, [{"v": 1}], out=tmp_path / "r.csv", seed=0)
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", "")
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Resumable sweeps and the `modelcompare sweep` CLI (issue 7)."""
+"""Resumable sweeps and the `modelcompare sweep` CLI."""
 
 from __future__ import annotations
 

@@ -20,12 +20,13 @@ import click
 
 from modelcompare._foundation.errors import MissingDependencyError
 from modelcompare._foundation.io import DataError
-from modelcompare._foundation.results import to_builtin
+from modelcompare._foundation.results import TestResult, ThresholdResult, to_builtin
 
 __all__ = [
     "EXIT_DATA",
     "EXIT_REJECT",
     "common_options",
+    "decide",
     "emit",
     "handle_errors",
 ]
@@ -42,6 +43,26 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
     return value
+
+
+def decide(result: Any, alpha: float | None) -> tuple[bool | None, float | None]:
+    """The decision of ``result`` through the result protocol, and the level it was taken at.
+
+    A test with a p-value decides at ``--alpha`` when it is given: ``result.decision(alpha)``.
+    A threshold test (``ThresholdResult``) decides at the level it ran at: ``result.decision()``
+    (a threshold test that also gives a p-value follows ``--alpha`` when it is given). Otherwise
+    there is no decision: ``(None, None)``.
+    """
+    threshold_only = isinstance(result, ThresholdResult) and not isinstance(result, TestResult)
+    if threshold_only or (alpha is None and isinstance(result, ThresholdResult)):
+        return result.decision(), float(result.alpha)  # type: ignore[attr-defined]
+    if alpha is None:
+        return None, None
+    decision = getattr(result, "decision", None)
+    if not callable(decision):
+        msg = f"{type(result).__name__} has no decision(alpha); --alpha does not apply."
+        raise click.UsageError(msg)
+    return bool(decision(alpha)), alpha
 
 
 def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -112,11 +133,16 @@ def emit(
     test : str
         Name of the test (``"c2st"``).
     result : Result
-        The result object; its ``to_dict()`` feeds the JSON output.
+        The library's result object; its ``to_dict()`` feeds the JSON output and its
+        ``decision`` the reported decision (see :func:`decide`).
     params : dict
         The options the test ran with.
     seed : int or None
         The seed actually used (printed to stderr, stored in JSON).
+    alpha : float or None
+        ``--alpha``: the level of the decision of a test with a p-value.
+    fail_on_reject : bool
+        Exit with code 1 when the decision rejects H0.
     rows : list of (label, value), optional
         Rows of the human-readable table; defaults to the scalar fields of the result.
     table : str, optional
@@ -125,10 +151,7 @@ def emit(
     from modelcompare import __version__
 
     runtime = None if started is None else time.perf_counter() - started
-    pvalue = getattr(result, "pvalue", None)
-    reject = None
-    if alpha is not None and pvalue is not None and not math.isnan(pvalue):
-        reject = bool(pvalue <= alpha)
+    reject, level = decide(result, alpha)
     if not quiet and seed is not None:
         click.echo(f"seed used: {seed}", err=True)
     if as_json:
@@ -138,8 +161,8 @@ def emit(
         )
         if runtime is not None:
             payload["runtime_s"] = runtime
-        if alpha is not None:
-            payload["alpha"] = alpha
+        if level is not None:
+            payload["alpha"] = level
             payload["reject"] = reject
         click.echo(json.dumps(_jsonable(payload), sort_keys=True, allow_nan=False))
     else:
@@ -149,8 +172,8 @@ def emit(
         rows = [("test", test), *rows, ("seed", seed)]
         if runtime is not None:
             rows.append(("runtime (s)", f"{runtime:.3f}"))
-        if alpha is not None:
-            rows.append(("decision", f"{'reject' if reject else 'do not reject'} H0 at {alpha}"))
+        if level is not None:
+            rows.append(("decision", f"{'reject' if reject else 'do not reject'} H0 at {level}"))
         width = max(len(str(k)) for k, _ in rows)
         for key, value in rows:
             if isinstance(value, float):

@@ -3,35 +3,13 @@
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from typing import Any
 
 import click
 import numpy as np
 
 from modelcompare._foundation.io import DataError, read_table
-from modelcompare._foundation.results import Result, result_class
 from modelcompare.cli._common import common_options, emit, handle_errors
-
-
-@result_class
-class PairwiseTableResult(Result):
-    """What ``modelcompare cv`` reports: the pairwise table and its settings.
-
-    ``pvalue`` is the smallest adjusted p-value of the table: with Bonferroni or Holm adjustment,
-    rejecting when it is ≤ alpha controls the family-wise error of "some pair differs".
-    """
-
-    pvalue: float
-    pairs: list[dict[str, Any]]
-    models: list[str]
-    mean_scores: dict[str, float]
-    test_train_ratio: float
-    rope: tuple[float, float]
-    alternative: str
-    p_adjust: str | None
-    n_splits: int
-
-    _repr_fields: ClassVar[tuple[str, ...]] = ("pvalue", "alternative", "p_adjust")
 
 
 def _read_scores(path: str, layout: str) -> Any:
@@ -99,10 +77,11 @@ def _format_table(table: Any) -> str:
     help="H1 about E[a - b] for each pair.",
 )
 @click.option(
-    "--p-adjust",
+    "--correction",
     type=click.Choice(["bonferroni", "holm", "none"]),
     default="bonferroni",
     show_default=True,
+    help="Multiplicity correction over all pairs (column p_adjusted).",
 )
 @click.option("--loss", is_flag=True, help="Scores are losses (smaller is better).")
 @click.option(
@@ -133,7 +112,7 @@ def cv_command(
     n_test: float,
     rope: float,
     alternative: str,
-    p_adjust: str,
+    correction: str,
     loss: bool,
     order: str,
     layout: str,
@@ -150,17 +129,20 @@ def cv_command(
     models scored on the same splits, in the same order); a first non-numeric column, with a
     header row, names the models. Use --layout splits-by-models for the transpose. --n-train and
     --n-test are the sizes of one split (Nadeau–Bengio correction). p is the corrected t-test's
-    p-value for --alternative; p_adjusted applies --p-adjust over all pairs; prob_* are the
-    Bayesian correlated t-test's posterior probabilities with the ROPE ±--rope.
+    p-value for --alternative; p_adjusted applies --correction over all pairs; prob_* are the
+    Bayesian correlated t-test's posterior probabilities with the ROPE ±--rope. The reported
+    p-value is the smallest p_adjusted: with --alpha, H0 "no pair differs" is rejected when it is
+    at most --alpha.
 
     \b
     Example (scikit-learn's grid-search example; its printed "p_val" is
     p_adjusted with --alternative greater):
       $ modelcompare cv examples/data/cv_scores.csv --n-train 90 --n-test 10 --json
-      {"alternative": "two-sided", "models": ["rbf", "linear", "3_poly", "2_poly"],
+      {"alternative": "two-sided", "correction": "bonferroni",
+       "models": ["rbf", "linear", "3_poly", "2_poly"],
        "pairs": [{"model_a": "rbf", "model_b": "linear", "t": 0.750..., ...}], ...}
     """
-    from modelcompare.cv import compare_models
+    from modelcompare.cv import PairwiseTestResult, compare_models
 
     started = time.perf_counter()
     frame = _read_scores(scores, layout)
@@ -169,33 +151,24 @@ def cv_command(
         n_train=n_train,
         n_test=n_test,
         rope=rope if rope > 0 else None,
-        p_adjust=None if p_adjust == "none" else p_adjust,
+        correction=None if correction == "none" else correction,
         alternative=alternative,
         greater_is_better=not loss,
         order=order,
         nan_policy=nan_policy,
     )
-    attrs = table.attrs
-    result = PairwiseTableResult(
-        pvalue=float(table["p_adjusted"].min()),
-        pairs=table.to_dict(orient="records"),
-        models=list(attrs["mean_scores"]),
-        mean_scores=attrs["mean_scores"],
-        test_train_ratio=attrs["test_train_ratio"],
-        rope=attrs["rope"],
-        alternative=alternative,
-        p_adjust=attrs["p_adjust"],
-        n_splits=int(frame.shape[1]),
-    )
-    means = ", ".join(f"{m} {v:.4g}" for m, v in attrs["mean_scores"].items())
+    result = PairwiseTestResult.from_table(table)
+    means = ", ".join(f"{m} {v:.4g}" for m, v in result.mean_scores.items())
     rows = [
         ("models (best first)" if order == "rank" else "models", means),
         ("splits", result.n_splits),
-        ("n_test/n_train", attrs["test_train_ratio"]),
-        ("alternative", alternative),
-        ("p adjustment", p_adjust),
-        ("rope", f"[{attrs['rope'][0]:g}, {attrs['rope'][1]:g}]"),
-        ("min p_adjusted", result.pvalue),
+        ("n_test/n_train", result.test_train_ratio),
+        ("alternative", result.alternative),
+        ("correction", correction),
+        ("rope", f"[{result.rope[0]:g}, {result.rope[1]:g}]"),
+        ("pair with the smallest p", f"{result.model_a} vs {result.model_b}"),
+        ("statistic", result.statistic),
+        ("pvalue (smallest p_adjusted)", result.pvalue),
     ]
     emit(
         test="cv",
@@ -205,7 +178,7 @@ def cv_command(
             "n_test": n_test,
             "rope": rope,
             "alternative": alternative,
-            "p_adjust": p_adjust,
+            "correction": correction,
             "loss": loss,
             "order": order,
             "layout": layout,

@@ -5,13 +5,14 @@ from modelcompare.cv._bayes import BayesianTTestResult, bayesian_ttest
 from modelcompare.cv._multi import (
     BayesianSignedRankResult,
     FriedmanResult,
-    PosthocResult,
+    NemenyiResult,
+    WilcoxonHolmResult,
     bayesian_signed_rank,
     friedman_test,
     nemenyi_test,
     wilcoxon_holm,
 )
-from modelcompare.cv._pairwise import adjust_pvalues, compare_models
+from modelcompare.cv._pairwise import PairwiseTestResult, adjust_pvalues, compare_models
 from modelcompare.cv._plots import plot_critical_difference, plot_posterior
 from modelcompare.cv._scores import SplitSizes, scores_from_cv_results, split_sizes
 from modelcompare.cv._ttest import CorrectedTTestResult, corrected_ttest
@@ -21,8 +22,10 @@ __all__ = [
     "BayesianTTestResult",
     "CorrectedTTestResult",
     "FriedmanResult",
-    "PosthocResult",
+    "NemenyiResult",
+    "PairwiseTestResult",
     "SplitSizes",
+    "WilcoxonHolmResult",
     "adjust_pvalues",
     "bayesian_signed_rank",
     "bayesian_ttest",

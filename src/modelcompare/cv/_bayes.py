@@ -15,7 +15,15 @@ from modelcompare._foundation.results import ConfidenceInterval, Result, result_
 from modelcompare._foundation.validation import check_fraction
 from modelcompare.cv._core import paired_differences, resolve_ratio, warn_degenerate
 
-__all__ = ["BayesianTTestResult", "bayesian_ttest", "check_rope", "posterior_probs"]
+__all__ = [
+    "BayesianComparisonResult",
+    "BayesianTTestResult",
+    "bayesian_ttest",
+    "check_rope",
+    "posterior_probs",
+]
+
+DECISIONS = ("a_better", "rope", "a_worse", "undecided")
 
 
 def check_rope(rope: Any) -> tuple[float, float]:
@@ -77,18 +85,53 @@ def posterior_probs(
     return worse, max(rope, 0.0), better
 
 
+class BayesianComparisonResult(Result):
+    """The Bayesian comparison kind: posterior probabilities of three regions, no p-value.
+
+    Subclasses declare ``prob_a_better``, ``prob_rope`` and ``prob_a_worse`` as their first fields:
+    the posterior probabilities that model a is practically better than b, practically equivalent
+    (within the region of practical equivalence, the ROPE), or practically worse.
+    """
+
+    _repr_fields: ClassVar[tuple[str, ...]] = ("prob_a_better", "prob_rope", "prob_a_worse")
+
+    def decision(self, threshold: float = 0.95) -> str:
+        """Benavoli et al.'s reading of the three posterior probabilities.
+
+        Parameters
+        ----------
+        threshold : float
+            A region is declared when its posterior probability exceeds ``threshold`` (in (0, 1)).
+
+        Returns
+        -------
+        str
+            ``"a_better"``, ``"a_worse"`` or ``"rope"`` (practically equivalent) for the first
+            region, in that order, whose probability exceeds ``threshold``; ``"undecided"`` when
+            none does.
+        """
+        threshold = check_fraction(threshold, "threshold")
+        if self.prob_a_better > threshold:  # type: ignore[attr-defined]
+            return "a_better"
+        if self.prob_a_worse > threshold:  # type: ignore[attr-defined]
+            return "a_worse"
+        if self.prob_rope > threshold:  # type: ignore[attr-defined]
+            return "rope"
+        return "undecided"
+
+
 @result_class
-class BayesianTTestResult(Result):
+class BayesianTTestResult(BayesianComparisonResult):
     """Result of :func:`bayesian_ttest`.
 
     Attributes
     ----------
-    prob_a_worse : float
-        P(μ < rope low): the posterior probability that a is practically worse than b.
+    prob_a_better : float
+        P(μ > rope high): the posterior probability that a is practically better than b.
     prob_rope : float
         P(rope low ≤ μ ≤ rope high): practical equivalence (0 without a ROPE).
-    prob_a_better : float
-        P(μ > rope high): a practically better than b.
+    prob_a_worse : float
+        P(μ < rope low): a practically worse than b.
     mean_difference : float
         Posterior location d̄ = mean(scores_a − scores_b).
     scale : float
@@ -107,11 +150,22 @@ class BayesianTTestResult(Result):
         probabilities are 0/1 (0.5/0.5 at d̄ = 0 without a ROPE).
     n_dropped : int
         Splits dropped because a score was NaN (``nan_policy="omit"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import bayesian_ttest
+    >>> rng = np.random.default_rng(0)
+    >>> a = 0.80 + 0.02 * rng.standard_normal(20)
+    >>> b = a - 0.01 + 0.01 * rng.standard_normal(20)
+    >>> res = bayesian_ttest(a, b, n_train=45, n_test=5, rope=0.005)
+    >>> res.decision(threshold=0.9), [round(v, 4) for v in res.credible_interval(0.95)]
+    ('a_better', [0.0034, 0.0154])
     """
 
-    prob_a_worse: float
-    prob_rope: float
     prob_a_better: float
+    prob_rope: float
+    prob_a_worse: float
     mean_difference: float
     scale: float
     df: int
@@ -122,9 +176,9 @@ class BayesianTTestResult(Result):
     n_dropped: int
 
     _repr_fields: ClassVar[tuple[str, ...]] = (
-        "prob_a_worse",
-        "prob_rope",
         "prob_a_better",
+        "prob_rope",
+        "prob_a_worse",
         "mean_difference",
     )
 
@@ -140,12 +194,20 @@ class BayesianTTestResult(Result):
         lo = hi = float(value)
         return posterior_probs(self.mean_difference, self.scale, self.df, lo, hi)[2]
 
-    def credible_interval(self, level: float = 0.95) -> ConfidenceInterval:
-        """Equal-tailed credible interval of μ (also the HDI: the posterior is symmetric)."""
-        level = check_fraction(level, "level")
+    def credible_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Equal-tailed credible interval of μ (also the HDI: the posterior is symmetric).
+
+        Parameters
+        ----------
+        confidence_level : float
+            Posterior mass of the interval, in (0, 1).
+        """
+        confidence_level = check_fraction(confidence_level, "confidence_level")
         if self.scale == 0.0:
             return ConfidenceInterval(self.mean_difference, self.mean_difference)
-        low, high = stats.t.interval(level, self.df, loc=self.mean_difference, scale=self.scale)
+        low, high = stats.t.interval(
+            confidence_level, self.df, loc=self.mean_difference, scale=self.scale
+        )
         return ConfidenceInterval(float(low), float(high))
 
     def credible_intervals(self, levels: Any = (0.5, 0.75, 0.95)) -> Any:
@@ -154,20 +216,6 @@ class BayesianTTestResult(Result):
 
         rows = [(float(lv), *self.credible_interval(lv)) for lv in np.atleast_1d(levels)]
         return pd.DataFrame(rows, columns=["level", "low", "high"]).set_index("level")
-
-    def interpret(self, threshold: float = 0.95) -> str:
-        """Benavoli et al.'s reading: ``"a better"``, ``"b better"``, ``"equivalent"`` or ``"inconclusive"``.
-
-        A side is declared when its posterior probability exceeds ``threshold``.
-        """
-        threshold = check_fraction(threshold, "threshold")
-        if self.prob_a_better > threshold:
-            return "a better"
-        if self.prob_a_worse > threshold:
-            return "b better"
-        if self.prob_rope > threshold:
-            return "equivalent"
-        return "inconclusive"
 
 
 def bayesian_ttest(
@@ -200,9 +248,9 @@ def bayesian_ttest(
     Returns
     -------
     BayesianTTestResult
-        ``prob_a_worse``, ``prob_rope``, ``prob_a_better``, the posterior, and the methods
-        ``credible_interval(level)``, ``credible_intervals(levels)``, ``prob_greater(value)`` and
-        ``interpret(threshold)``.
+        ``prob_a_better``, ``prob_rope``, ``prob_a_worse``, the posterior, and the methods
+        ``decision(threshold)``, ``credible_interval(confidence_level)``,
+        ``credible_intervals(levels)`` and ``prob_greater(value)``.
 
     Notes
     -----
@@ -234,8 +282,8 @@ def bayesian_ttest(
     >>> res = bayesian_ttest(a, b, n_train=90, n_test=10, rope=0.01)
     >>> round(res.prob_a_better, 3), round(res.prob_rope, 3), round(res.prob_a_worse, 3)
     (0.853, 0.147, 0.0)
-    >>> res.interpret()
-    'inconclusive'
+    >>> res.decision(threshold=0.95), res.decision(threshold=0.8)
+    ('undecided', 'a_better')
     """
     lo, hi = check_rope(rope)
     ratio, _, _ = resolve_ratio(n_train, n_test, test_train_ratio)
@@ -246,9 +294,9 @@ def bayesian_ttest(
     if diff.zero_spread:
         warn_degenerate(diff, "bayesian_ttest")
     return BayesianTTestResult(
-        prob_a_worse=worse,
-        prob_rope=in_rope,
         prob_a_better=better,
+        prob_rope=in_rope,
+        prob_a_worse=worse,
         mean_difference=diff.mean,
         scale=scale,
         df=n - 1,

@@ -16,22 +16,29 @@ import numpy as np
 from scipy import stats
 
 from modelcompare._foundation.errors import DegenerateDataWarning
-from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.results import (
+    TestResult,
+    ThresholdResult,
+    check_alpha,
+    result_class,
+)
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import (
     as_numpy,
     check_choice,
-    check_fraction,
     check_int,
     check_positive,
 )
-from modelcompare.cv._bayes import check_rope
-from modelcompare.cv._pairwise import adjust_pvalues
+from modelcompare.cv._bayes import BayesianComparisonResult, check_rope
+from modelcompare.cv._core import paired_differences
+from modelcompare.cv._pairwise import adjust_pvalues, check_correction
+from modelcompare.cv._scores import pandas_labels
 
 __all__ = [
     "BayesianSignedRankResult",
     "FriedmanResult",
-    "PosthocResult",
+    "NemenyiResult",
+    "WilcoxonHolmResult",
     "bayesian_signed_rank",
     "friedman_test",
     "nemenyi_test",
@@ -41,8 +48,8 @@ __all__ = [
 
 def _scores_table(scores: Any, names: Any, greater_is_better: bool) -> tuple[np.ndarray, list[str]]:
     """Validate a data sets × models table; return (scores oriented greater-is-better, names)."""
-    columns = getattr(scores, "columns", None)
-    index = getattr(scores, "index", None)
+    columns = pandas_labels(scores, "columns")
+    index = pandas_labels(scores, "index")
     arr = as_numpy(scores, "scores")
     if arr.ndim != 2:
         msg = f"`scores` must be 2-D (data sets × models); got shape {arr.shape}."
@@ -73,7 +80,7 @@ def _scores_table(scores: Any, names: Any, greater_is_better: bool) -> tuple[np.
     bad = ~np.isfinite(arr)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        row = index[i] if index is not None else i
+        row = index[i] if index is not None else int(i)
         msg = f"`scores` must be finite; data set {row!r}, model {names[j]!r} is {arr[i, j]}."
         raise ValueError(msg)
     return (arr if greater_is_better else -arr), names
@@ -86,8 +93,8 @@ def _average_ranks(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @result_class
-class FriedmanResult(Result):
-    """Result of :func:`friedman_test`.
+class FriedmanResult(TestResult):
+    """Result of :func:`friedman_test`: a test with a p-value (H0: all models perform alike).
 
     Attributes
     ----------
@@ -105,6 +112,15 @@ class FriedmanResult(Result):
     n_datasets, n_models : int
     degenerate : bool
         True when every data set ties all models (statistic 0, p = 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import friedman_test
+    >>> rng = np.random.default_rng(0)
+    >>> res = friedman_test(np.array([0.80, 0.77, 0.74]) + 0.05 * rng.standard_normal((12, 3)))
+    >>> round(res.statistic, 3), res.decision(alpha=0.05)
+    (7.167, True)
     """
 
     statistic: float
@@ -137,6 +153,7 @@ def friedman_test(
     Returns
     -------
     FriedmanResult
+        χ²_F and its p-value, ``decision(alpha)``, the Iman–Davenport F and the average ranks.
 
     Notes
     -----
@@ -147,6 +164,16 @@ def friedman_test(
     References
     ----------
     .. [1] J. Demšar, "Statistical comparisons of classifiers over multiple data sets", JMLR 7, 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import friedman_test
+    >>> rng = np.random.default_rng(0)
+    >>> scores = np.array([0.80, 0.77, 0.74]) + 0.05 * rng.standard_normal((12, 3))
+    >>> res = friedman_test(scores, names=["a", "b", "c"])
+    >>> round(res.pvalue, 4), {m: round(r, 3) for m, r in res.average_ranks.items()}
+    (0.0278, {'a': 1.417, 'b': 2.083, 'c': 2.5})
     """
     arr, names = _scores_table(scores, names, greater_is_better)
     n, k = arr.shape
@@ -205,77 +232,166 @@ def _cliques(avg: np.ndarray, significant: np.ndarray) -> list[list[int]]:
     return [[int(order[i]) for i in range(s, e + 1)] for s, e in maximal]
 
 
+def _significant(pvalues: np.ndarray, alpha: float) -> np.ndarray:
+    sig = pvalues <= alpha
+    np.fill_diagonal(sig, False)
+    return sig
+
+
+def _named_cliques(names: tuple[str, ...], avg: np.ndarray, sig: np.ndarray) -> list[list[str]]:
+    return [[names[i] for i in c] for c in _cliques(avg, sig)]
+
+
+def _frame(matrix: np.ndarray, names: tuple[str, ...]) -> Any:
+    import pandas as pd
+
+    return pd.DataFrame(matrix, index=list(names), columns=list(names))
+
+
 @result_class
-class PosthocResult(Result):
-    """Result of :func:`nemenyi_test` and :func:`wilcoxon_holm`.
+class NemenyiResult(ThresholdResult):
+    """Result of :func:`nemenyi_test`: a threshold test at the level fixed when it ran.
 
     Attributes
     ----------
+    statistic : float
+        The largest difference of average ranks, max_ij |R_i − R_j|.
+    threshold : float
+        Nemenyi's critical difference CD = q_α/√2·√(k(k+1)/(6N)) at ``alpha``.
+    alpha : float
+        The level the critical difference was built for.
     pvalues : numpy.ndarray of shape (k, k)
-        Pairwise (adjusted, for Wilcoxon) p-values, 1 on the diagonal, in ``names`` order.
+        Pairwise Nemenyi p-values, 1 on the diagonal, in ``names`` order (the pairwise detail: a
+        pair differs at ``alpha`` iff its p-value is ≤ ``alpha``, iff its rank difference is at
+        least the critical difference).
     names : tuple of str
     average_ranks : numpy.ndarray of shape (k,)
         Mean rank per model (1 = best), in ``names`` order.
-    cliques : list of list of str
-        Maximal groups of rank-adjacent models with no significant pair at ``alpha`` (the bars of
-        a critical-difference diagram).
-    method : str
-        ``"nemenyi"`` or ``"wilcoxon-holm"`` (or the chosen adjustment).
-    alpha : float
-    critical_difference : float or None
-        Nemenyi's CD = q_α/√2·√(k(k+1)/(6N)); None for Wilcoxon.
     n_datasets : int
+
+    Notes
+    -----
+    :meth:`decision` rejects "all models perform alike" when the largest rank difference is at
+    least the critical difference (Demšar 2006: two models differ when their average ranks
+    differ "by at least the critical difference"), that is when some pair differs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import nemenyi_test
+    >>> rng = np.random.default_rng(0)
+    >>> scores = np.array([0.80, 0.77, 0.74]) + 0.05 * rng.standard_normal((12, 3))
+    >>> res = nemenyi_test(scores, names=["a", "b", "c"])
+    >>> round(res.statistic, 3), round(res.threshold, 3), res.decision()
+    (1.083, 0.957, True)
+    >>> res.cliques()
+    [['a', 'b'], ['b', 'c']]
     """
 
+    statistic: float
+    threshold: float
+    alpha: float
     pvalues: np.ndarray
     names: tuple[str, ...]
     average_ranks: np.ndarray
-    cliques: list[list[str]]
-    method: str
-    alpha: float
-    critical_difference: float | None
     n_datasets: int
 
-    _repr_fields: ClassVar[tuple[str, ...]] = (
-        "method",
-        "alpha",
-        "critical_difference",
-        "n_datasets",
-    )
+    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "threshold", "alpha", "n_datasets")
+
+    def decision(self) -> bool:
+        """True when some pair of models differs: the largest rank difference is ≥ the CD."""
+        return bool(self.statistic >= self.threshold)
+
+    def significant(self) -> np.ndarray:
+        """Boolean (k, k) matrix: the pair differs at ``alpha`` (p ≤ alpha)."""
+        return _significant(self.pvalues, self.alpha)
+
+    def cliques(self) -> list[list[str]]:
+        """Maximal groups of rank-adjacent models with no pair differing at ``alpha``.
+
+        These are the bars of a critical-difference diagram, best-ranked first.
+        """
+        return _named_cliques(self.names, self.average_ranks, self.significant())
 
     def to_frame(self) -> Any:
         """The p-value matrix as a square pandas DataFrame (scikit-posthocs layout)."""
-        import pandas as pd
-
-        return pd.DataFrame(self.pvalues, index=list(self.names), columns=list(self.names))
-
-    def significant(self) -> np.ndarray:
-        """Boolean matrix: pair differs at ``alpha`` (p ≤ alpha)."""
-        sig = self.pvalues <= self.alpha
-        np.fill_diagonal(sig, False)
-        return sig
+        return _frame(self.pvalues, self.names)
 
 
-def _posthoc(names, avg, pvals, alpha, method, cd, n) -> PosthocResult:
-    np.fill_diagonal(pvals, 1.0)
-    sig = pvals <= alpha
-    np.fill_diagonal(sig, False)
-    cliques = [[names[i] for i in c] for c in _cliques(avg, sig)]
-    return PosthocResult(
-        pvalues=pvals,
-        names=tuple(names),
-        average_ranks=avg,
-        cliques=cliques,
-        method=method,
-        alpha=alpha,
-        critical_difference=cd,
-        n_datasets=n,
-    )
+@result_class
+class WilcoxonHolmResult(TestResult):
+    """Result of :func:`wilcoxon_holm`: pairwise Wilcoxon signed-rank tests with a correction.
+
+    Attributes
+    ----------
+    statistic : float
+        The Wilcoxon statistic (``scipy.stats.wilcoxon``'s, the smaller signed-rank sum) of the
+        pair with the smallest adjusted p-value (the first such pair in ``names`` order).
+    pvalue : float
+        The smallest adjusted p-value over the pairs: ``decision(alpha)`` is then the family-wise
+        decision "some pair differs" at ``alpha`` (uncorrected when ``correction`` is None).
+    statistics : numpy.ndarray of shape (k, k)
+        The pairwise Wilcoxon statistics, 0 on the diagonal and for pairs whose differences are
+        all zero.
+    pvalues : numpy.ndarray of shape (k, k)
+        The pairwise two-sided p-values before the correction, 1 on the diagonal and for pairs
+        whose differences are all zero.
+    pvalues_adjusted : numpy.ndarray of shape (k, k)
+        The p-values after ``correction`` over the k(k − 1)/2 pairs, 1 on the diagonal.
+    names : tuple of str
+    average_ranks : numpy.ndarray of shape (k,)
+        Mean rank per model (1 = best), in ``names`` order (for the critical-difference diagram).
+    correction : str or None
+        ``"holm"``, ``"bonferroni"`` or None.
+    zero_method : str
+        scipy's handling of zero differences.
+    n_datasets : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import wilcoxon_holm
+    >>> rng = np.random.default_rng(0)
+    >>> scores = np.array([0.80, 0.77, 0.74]) + 0.05 * rng.standard_normal((12, 3))
+    >>> res = wilcoxon_holm(scores, names=["a", "b", "c"])
+    >>> round(res.pvalue, 4), res.statistic, res.decision(alpha=0.05)
+    (0.0044, 2.0, True)
+    >>> res.cliques(alpha=0.05)
+    [['a', 'b'], ['b', 'c']]
+    """
+
+    statistic: float
+    pvalue: float
+    statistics: np.ndarray
+    pvalues: np.ndarray
+    pvalues_adjusted: np.ndarray
+    names: tuple[str, ...]
+    average_ranks: np.ndarray
+    correction: str | None
+    zero_method: str
+    n_datasets: int
+
+    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "correction", "n_datasets")
+
+    def significant(self, alpha: float = 0.05) -> np.ndarray:
+        """Boolean (k, k) matrix: the pair differs at ``alpha`` (adjusted p ≤ alpha)."""
+        return _significant(self.pvalues_adjusted, check_alpha(alpha))
+
+    def cliques(self, alpha: float = 0.05) -> list[list[str]]:
+        """Maximal groups of rank-adjacent models with no pair differing at ``alpha``.
+
+        These are the bars of a critical-difference diagram, best-ranked first.
+        """
+        return _named_cliques(self.names, self.average_ranks, self.significant(alpha))
+
+    def to_frame(self) -> Any:
+        """The adjusted p-value matrix as a square pandas DataFrame (scikit-posthocs layout)."""
+        return _frame(self.pvalues_adjusted, self.names)
 
 
 def nemenyi_test(
     scores: Any, *, names: Any = None, greater_is_better: bool = True, alpha: float = 0.05
-) -> PosthocResult:
+) -> NemenyiResult:
     """Nemenyi post-hoc test after Friedman: all pairs, from the average ranks.
 
     Parameters
@@ -283,31 +399,57 @@ def nemenyi_test(
     scores : array-like of shape (n_datasets, n_models)
         One score per model per data set.
     names : sequence of str, optional
+        Model names (default: a DataFrame's columns, else ``model_j``).
     greater_is_better : bool
+        False for losses.
     alpha : float
-        Level for the critical difference and the cliques.
+        The level of the critical difference, fixed before the test runs.
 
     Returns
     -------
-    PosthocResult
-        p-values p_ij = P(Q_{k,∞} > √2·|R_i − R_j| / √(k(k+1)/(6N))) (as scikit-posthocs'
-        ``posthoc_nemenyi_friedman``), the critical difference and the cliques.
+    NemenyiResult
+        The largest rank difference (``statistic``) against the critical difference
+        (``threshold``), ``decision()``, the pairwise p-values
+        p_ij = P(Q_{k,∞} > √2·|R_i − R_j| / √(k(k+1)/(6N))) (as scikit-posthocs'
+        ``posthoc_nemenyi_friedman``) and ``cliques()``.
 
     References
     ----------
-    .. [1] J. Demšar, JMLR 7, 2006, section 3.2.2.
+    .. [1] J. Demšar, "Statistical comparisons of classifiers over multiple data sets", JMLR 7,
+       2006, section 3.2.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import nemenyi_test
+    >>> rng = np.random.default_rng(0)
+    >>> scores = np.array([0.80, 0.77, 0.74]) + 0.05 * rng.standard_normal((12, 3))
+    >>> res = nemenyi_test(scores, names=["a", "b", "c"], alpha=0.05)
+    >>> res.decision(), [round(float(r), 3) for r in res.average_ranks]
+    (True, [1.417, 2.083, 2.5])
     """
-    alpha = check_fraction(alpha, "alpha")
+    alpha = check_alpha(alpha)
     arr, names = _scores_table(scores, names, greater_is_better)
     n, k = arr.shape
     _, avg = _average_ranks(arr)
     se = math.sqrt(k * (k + 1) / (6.0 * n))
-    q = np.abs(avg[:, None] - avg[None, :]) / se * math.sqrt(2.0)
+    diffs = np.abs(avg[:, None] - avg[None, :])
+    q = diffs / se * math.sqrt(2.0)
     pvals = np.ones((k, k))
     for i, j in itertools.combinations(range(k), 2):
         pvals[i, j] = pvals[j, i] = float(stats.studentized_range.sf(q[i, j], k, np.inf))
     cd = float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / math.sqrt(2.0) * se)
-    return _posthoc(names, avg, np.clip(pvals, 0.0, 1.0), alpha, "nemenyi", cd, n)
+    pvals = np.clip(pvals, 0.0, 1.0)
+    np.fill_diagonal(pvals, 1.0)
+    return NemenyiResult(
+        statistic=float(diffs.max()),
+        threshold=cd,
+        alpha=alpha,
+        pvalues=pvals,
+        names=tuple(names),
+        average_ranks=avg,
+        n_datasets=n,
+    )
 
 
 def wilcoxon_holm(
@@ -315,11 +457,10 @@ def wilcoxon_holm(
     *,
     names: Any = None,
     greater_is_better: bool = True,
-    alpha: float = 0.05,
-    p_adjust: str | None = "holm",
+    correction: str | None = "holm",
     zero_method: str = "wilcox",
-) -> PosthocResult:
-    """Pairwise two-sided Wilcoxon signed-rank tests over data sets, Holm-adjusted.
+) -> WilcoxonHolmResult:
+    """Pairwise two-sided Wilcoxon signed-rank tests over data sets, Holm-corrected.
 
     Today's usual replacement for Nemenyi (aeon ≥ 0.6, Benavoli et al. 2016): each pair is tested
     on its own differences, so the verdict on a pair does not depend on the other models.
@@ -327,76 +468,130 @@ def wilcoxon_holm(
     Parameters
     ----------
     scores : array-like of shape (n_datasets, n_models)
+        One score per model per data set.
     names : sequence of str, optional
+        Model names (default: a DataFrame's columns, else ``model_j``).
     greater_is_better : bool
-    alpha : float
-        Level for the cliques.
-    p_adjust : {"holm", "bonferroni", None}
+        False for losses.
+    correction : {"holm", "bonferroni", None}
+        Multiplicity correction over the k(k − 1)/2 pairs.
     zero_method : {"wilcox", "pratt", "zsplit"}
         scipy's handling of zero differences (common: scores are quantised).
 
     Returns
     -------
-    PosthocResult
-        Adjusted p-values, average ranks (for the diagram) and cliques; a pair whose differences
-        are all zero gets p = 1 (before adjustment).
+    WilcoxonHolmResult
+        The smallest adjusted p-value (``pvalue``) and its pair's Wilcoxon ``statistic``, the
+        pairwise ``statistics``, ``pvalues`` and ``pvalues_adjusted``, the average ranks (for the
+        diagram), ``decision(alpha)`` and ``cliques(alpha)``. A pair whose differences are all
+        zero gets statistic 0 and p = 1 (before the correction).
+
+    References
+    ----------
+    .. [1] A. Benavoli, G. Corani and F. Mangili, "Should we really use post-hoc tests based on
+       mean-ranks?", JMLR 17, 2016.
+    .. [2] S. Holm, "A simple sequentially rejective multiple test procedure", Scandinavian
+       Journal of Statistics 6, 1979.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import wilcoxon_holm
+    >>> rng = np.random.default_rng(0)
+    >>> scores = np.array([0.80, 0.77, 0.74]) + 0.05 * rng.standard_normal((12, 3))
+    >>> res = wilcoxon_holm(scores, names=["a", "b", "c"], correction="holm")
+    >>> res.to_frame().round(4).loc["a", "c"].item(), res.decision(alpha=0.01)
+    (0.0044, True)
     """
-    alpha = check_fraction(alpha, "alpha")
     check_choice(zero_method, "zero_method", ("wilcox", "pratt", "zsplit"))
+    check_correction(correction)
     arr, names = _scores_table(scores, names, greater_is_better)
     n, k = arr.shape
     _, avg = _average_ranks(arr)
     pairs = list(itertools.combinations(range(k), 2))
-    raw = []
+    raw, stat = [], []
     for i, j in pairs:
         d = arr[:, i] - arr[:, j]
         if not np.any(d != 0):
             raw.append(1.0)
+            stat.append(0.0)
             continue
-        raw.append(float(stats.wilcoxon(d, zero_method=zero_method).pvalue))
-    adj = adjust_pvalues(np.asarray(raw), p_adjust)
+        res = stats.wilcoxon(d, zero_method=zero_method)
+        raw.append(float(res.pvalue))
+        stat.append(float(res.statistic))
+    raw_arr = np.asarray(raw)
+    adj = adjust_pvalues(raw_arr, correction)
+    statistics = np.zeros((k, k))
     pvals = np.ones((k, k))
-    for (i, j), p in zip(pairs, adj):
+    pvals_adj = np.ones((k, k))
+    for (i, j), w, p, pa in zip(pairs, stat, raw, adj, strict=True):
+        statistics[i, j] = statistics[j, i] = w
         pvals[i, j] = pvals[j, i] = p
-    method = "wilcoxon" + (f"-{p_adjust}" if p_adjust else "")
-    return _posthoc(names, avg, pvals, alpha, method, None, n)
+        pvals_adj[i, j] = pvals_adj[j, i] = pa
+    # Holm and Bonferroni are monotone: the smallest raw p-value has the smallest adjusted one.
+    best = int(np.argmin(raw_arr))
+    return WilcoxonHolmResult(
+        statistic=stat[best],
+        pvalue=float(adj[best]),
+        statistics=statistics,
+        pvalues=pvals,
+        pvalues_adjusted=pvals_adj,
+        names=tuple(names),
+        average_ranks=avg,
+        correction=correction,
+        zero_method=zero_method,
+        n_datasets=n,
+    )
 
 
 @result_class
-class BayesianSignedRankResult(Result):
-    """Result of :func:`bayesian_signed_rank`.
+class BayesianSignedRankResult(BayesianComparisonResult):
+    """Result of :func:`bayesian_signed_rank`: a Bayesian comparison, with no p-value.
 
     Attributes
     ----------
-    prob_a_worse, prob_rope, prob_a_better : float
-        Posterior probability that each region (b practically better, equivalent, a practically
+    prob_a_better, prob_rope, prob_a_worse : float
+        Posterior probability that each region (a practically better, equivalent, b practically
         better) is the most probable one: the share of Monte Carlo draws in which it has the
-        largest mass (baycomp's ``probs``).
-    mean_a_worse, mean_rope, mean_a_better : float
+        largest mass (baycomp's ``probs``). ``decision(threshold)`` reads them.
+    mean_a_better, mean_rope, mean_a_worse : float
         Posterior means of the three masses.
     rope : tuple of float
+        The ROPE (low, high) used; (0.0, 0.0) when none.
     prior : float
         Strength of the Dirichlet-process prior's pseudo-observation at 0.
-    n_samples : int
+    n_datasets : int
+        Data sets (paired scores) used.
+    n_draws : int
+        Monte Carlo draws of the Dirichlet weights.
     seed_used : int or None
-    samples : numpy.ndarray of shape (n_samples, 3)
+        The seed of the draws (None when a Generator was passed).
+    draws : numpy.ndarray of shape (n_draws, 3)
         Draws of (mass a worse, mass rope, mass a better).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import bayesian_signed_rank
+    >>> rng = np.random.default_rng(0)
+    >>> a = 0.8 + 0.03 * rng.standard_normal(15)
+    >>> res = bayesian_signed_rank(a, a - 0.03, rope=0.01, n_draws=2000, seed=0)
+    >>> res.prob_a_better, res.decision(threshold=0.95)
+    (1.0, 'a_better')
     """
 
-    prob_a_worse: float
-    prob_rope: float
     prob_a_better: float
-    mean_a_worse: float
-    mean_rope: float
+    prob_rope: float
+    prob_a_worse: float
     mean_a_better: float
+    mean_rope: float
+    mean_a_worse: float
     rope: tuple[float, float]
     prior: float
     n_datasets: int
-    n_samples: int
+    n_draws: int
     seed_used: int | None
-    samples: np.ndarray
-
-    _repr_fields: ClassVar[tuple[str, ...]] = ("prob_a_worse", "prob_rope", "prob_a_better")
+    draws: np.ndarray
 
 
 def signed_rank_masses(z: np.ndarray, weights: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -422,7 +617,7 @@ def bayesian_signed_rank(
     *,
     rope: Any = 0.01,
     prior: float = 0.5,
-    n_samples: int = 50_000,
+    n_draws: int = 50_000,
     seed: SeedLike = None,
 ) -> BayesianSignedRankResult:
     """Bayesian signed-rank test of two models over data sets (Benavoli et al. 2014, 2017).
@@ -435,14 +630,16 @@ def bayesian_signed_rank(
         Region of practical equivalence for the difference a − b (default ±0.01).
     prior : float
         Weight of the Dirichlet process' pseudo-observation at z = 0 (baycomp's default 0.5).
-    n_samples : int
+    n_draws : int
         Monte Carlo draws of the Dirichlet weights.
     seed : int, numpy.random.Generator or None
-        Seed of the Monte Carlo draws; same seed, same result.
+        Seed of the Monte Carlo draws; same seed, same result. None draws fresh entropy, recorded
+        in ``seed_used``.
 
     Returns
     -------
     BayesianSignedRankResult
+        ``prob_a_better``, ``prob_rope``, ``prob_a_worse``, ``decision(threshold)`` and the draws.
 
     Notes
     -----
@@ -458,33 +655,42 @@ def bayesian_signed_rank(
     .. [1] A. Benavoli, G. Corani, F. Mangili, M. Zaffalon and F. Ruggeri, "A Bayesian Wilcoxon
        signed-rank test based on the Dirichlet process", ICML 2014.
     .. [2] A. Benavoli, G. Corani, J. Demšar and M. Zaffalon, JMLR 18, 2017.
-    """
-    from modelcompare.cv._core import paired_differences
 
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import bayesian_signed_rank
+    >>> rng = np.random.default_rng(0)
+    >>> a = 0.8 + 0.03 * rng.standard_normal(15)
+    >>> b = a - 0.005 + 0.01 * rng.standard_normal(15)
+    >>> res = bayesian_signed_rank(a, b, rope=0.01, n_draws=2000, seed=0)
+    >>> res.prob_rope > 0.5, res.decision(threshold=0.95) in ("rope", "undecided")
+    (True, True)
+    """
     lo, hi = check_rope(rope)
     prior = check_positive(prior, "prior")
-    n_samples = check_int(n_samples, "n_samples", low=1)
+    n_draws = check_int(n_draws, "n_draws", low=1)
     rng, seed_used = check_seed(seed)
     diff = paired_differences(scores_a, scores_b, names=("scores_a", "scores_b"))
-    alpha = np.concatenate(([prior], np.ones(diff.n)))
+    concentration = np.concatenate(([prior], np.ones(diff.n)))
     chunks = []
-    for start in range(0, n_samples, 4096):
-        w = rng.dirichlet(alpha, size=min(4096, n_samples - start))
+    for start in range(0, n_draws, 4096):
+        w = rng.dirichlet(concentration, size=min(4096, n_draws - start))
         chunks.append(signed_rank_masses(diff.d, w, lo, hi))
-    samples = np.vstack(chunks)
-    winners = np.bincount(np.argmax(samples, axis=1), minlength=3) / n_samples
-    means = samples.mean(axis=0)
+    draws = np.vstack(chunks)
+    winners = np.bincount(np.argmax(draws, axis=1), minlength=3) / n_draws
+    means = draws.mean(axis=0)
     return BayesianSignedRankResult(
-        prob_a_worse=float(winners[0]),
-        prob_rope=float(winners[1]),
         prob_a_better=float(winners[2]),
-        mean_a_worse=float(means[0]),
-        mean_rope=float(means[1]),
+        prob_rope=float(winners[1]),
+        prob_a_worse=float(winners[0]),
         mean_a_better=float(means[2]),
+        mean_rope=float(means[1]),
+        mean_a_worse=float(means[0]),
         rope=(lo, hi),
         prior=prior,
         n_datasets=diff.n,
-        n_samples=n_samples,
+        n_draws=n_draws,
         seed_used=seed_used,
-        samples=samples,
+        draws=draws,
     )

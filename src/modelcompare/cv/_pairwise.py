@@ -5,11 +5,12 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.validation import check_choice
 from modelcompare.cv._bayes import check_rope, posterior_probs
 from modelcompare.cv._core import (
@@ -21,9 +22,15 @@ from modelcompare.cv._core import (
 )
 from modelcompare.cv._scores import extract_scores, split_sizes
 
-__all__ = ["P_ADJUST", "adjust_pvalues", "compare_models"]
+__all__ = [
+    "CORRECTIONS",
+    "PairwiseTestResult",
+    "adjust_pvalues",
+    "check_correction",
+    "compare_models",
+]
 
-P_ADJUST = ("bonferroni", "holm", None)
+CORRECTIONS = ("bonferroni", "holm", None)
 
 COLUMNS = [
     "model_a",
@@ -41,14 +48,22 @@ COLUMNS = [
 ]
 
 
-def adjust_pvalues(pvalues: Any, method: str | None = "holm") -> np.ndarray:
+def check_correction(correction: Any) -> str | None:
+    """Return ``correction`` if it is ``"holm"``, ``"bonferroni"`` or None; raise otherwise."""
+    if correction not in CORRECTIONS or isinstance(correction, bool):
+        msg = f"`correction` must be one of 'holm', 'bonferroni', None; got {correction!r}."
+        raise ValueError(msg)
+    return correction
+
+
+def adjust_pvalues(pvalues: Any, correction: str | None = "holm") -> np.ndarray:
     """Adjust p-values for multiple comparisons (valid under any dependence).
 
     Parameters
     ----------
     pvalues : array-like of shape (m,)
         Raw p-values.
-    method : {"holm", "bonferroni", None}
+    correction : {"holm", "bonferroni", None}
         ``"bonferroni"``: min(1, m·p). ``"holm"``: step-down,
         p̃_(i) = max_{j ≤ i} min(1, (m − j + 1) p_(j)) over the ascending p-values, in the original
         order (as ``statsmodels.stats.multitest.multipletests(method="holm")``). None: unchanged.
@@ -57,24 +72,126 @@ def adjust_pvalues(pvalues: Any, method: str | None = "holm") -> np.ndarray:
     -------
     numpy.ndarray
         Adjusted p-values in the input order.
+
+    Examples
+    --------
+    >>> from modelcompare import adjust_pvalues
+    >>> adjust_pvalues([0.01, 0.04, 0.03], correction="holm").round(3).tolist()
+    [0.03, 0.06, 0.06]
+    >>> adjust_pvalues([0.01, 0.04, 0.03], correction="bonferroni").round(3).tolist()
+    [0.03, 0.12, 0.09]
     """
-    check_choice(
-        method if method is not None else "none", "p_adjust", ("bonferroni", "holm", "none")
-    )
+    check_correction(correction)
     p = np.asarray(pvalues, dtype=float).reshape(-1)
     if np.isnan(p).any() or (p < 0).any() or (p > 1).any():
         msg = "`pvalues` must lie in [0, 1]."
         raise ValueError(msg)
     m = p.shape[0]
-    if method is None or m == 0:
+    if correction is None or m == 0:
         return p.copy()
-    if method == "bonferroni":
+    if correction == "bonferroni":
         return np.minimum(1.0, m * p)
     order = np.argsort(p, kind="stable")
     stepped = np.minimum(1.0, (m - np.arange(m)) * p[order])
     out = np.empty(m)
     out[order] = np.maximum.accumulate(stepped)
     return out
+
+
+@result_class
+class PairwiseTestResult(TestResult):
+    """The family-wise test behind a :func:`compare_models` table: does some pair differ?
+
+    Build it with :meth:`from_table`. H0: every pair of models has equal expected scores.
+
+    Attributes
+    ----------
+    statistic : float
+        The corrected t statistic (column ``t``) of the pair with the smallest adjusted p-value
+        (the first such row of the table).
+    pvalue : float
+        The smallest adjusted p-value of the table (column ``p_adjusted``). With Holm or
+        Bonferroni, ``decision(alpha)`` controls the family-wise error of "some pair differs" at
+        ``alpha``; with ``correction=None`` it is the smallest uncorrected p-value.
+    model_a, model_b : str
+        The pair with the smallest adjusted p-value.
+    pairs : pandas.DataFrame
+        The table of :func:`compare_models`, one row per pair.
+    models : list of str
+        The models, in the table's order (best first with ``order="rank"``).
+    mean_scores : dict of str to float
+        Mean score per model.
+    test_train_ratio : float
+        n_test / n_train used in the correction.
+    rope : tuple of float
+        The ROPE of the Bayesian columns.
+    alternative : str
+        H1 of each pair's test.
+    correction : str or None
+        The multiplicity correction of ``p_adjusted``.
+    n_splits : int
+        Splits per model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import PairwiseTestResult, compare_models
+    >>> rng = np.random.default_rng(0)
+    >>> scores = {m: mu + 0.02 * rng.standard_normal(30) for m, mu in [("a", 0.9), ("b", 0.8)]}
+    >>> res = PairwiseTestResult.from_table(compare_models(scores, n_train=90, n_test=10))
+    >>> (res.model_a, res.model_b), res.decision(alpha=0.05)
+    (('a', 'b'), True)
+    """
+
+    statistic: float
+    pvalue: float
+    model_a: str
+    model_b: str
+    pairs: Any
+    models: list[str]
+    mean_scores: dict[str, float]
+    test_train_ratio: float
+    rope: tuple[float, float]
+    alternative: str
+    correction: str | None
+    n_splits: int
+
+    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "model_a", "model_b")
+
+    @classmethod
+    def from_table(cls, table: Any) -> PairwiseTestResult:
+        """The family-wise test of a table returned by :func:`compare_models`.
+
+        Parameters
+        ----------
+        table : pandas.DataFrame
+            The table as returned by :func:`compare_models` (its ``attrs`` hold the settings).
+
+        Returns
+        -------
+        PairwiseTestResult
+        """
+        attrs = getattr(table, "attrs", None) or {}
+        needed = ("mean_scores", "test_train_ratio", "rope", "alternative", "correction")
+        if not all(k in attrs for k in needed) or "p_adjusted" not in getattr(table, "columns", ()):
+            msg = "`table` must be the DataFrame returned by compare_models (with its attrs)."
+            raise ValueError(msg)
+        best = int(np.argmin(table["p_adjusted"].to_numpy(dtype=float)))
+        row = table.iloc[best]
+        return cls(
+            statistic=float(row["t"]),
+            pvalue=float(row["p_adjusted"]),
+            model_a=str(row["model_a"]),
+            model_b=str(row["model_b"]),
+            pairs=table,
+            models=list(attrs["mean_scores"]),
+            mean_scores=dict(attrs["mean_scores"]),
+            test_train_ratio=float(attrs["test_train_ratio"]),
+            rope=tuple(attrs["rope"]),
+            alternative=str(attrs["alternative"]),
+            correction=attrs["correction"],
+            n_splits=int(attrs.get("n_splits", table["n_splits"].max())),
+        )
 
 
 def _resolve_sizes(
@@ -137,7 +254,7 @@ def compare_models(
     n_samples: int | None = None,
     scoring: str | None = None,
     rope: Any = 0.01,
-    p_adjust: str | None = "bonferroni",
+    correction: str | None = "bonferroni",
     alternative: str = "two-sided",
     greater_is_better: bool = True,
     order: str = "rank",
@@ -150,7 +267,8 @@ def compare_models(
     results : search, dict or table
         One of: a fitted ``GridSearchCV``/``RandomizedSearchCV``; its ``cv_results_``; a dict
         ``{name: cross_validate(...)}``; a dict ``{name: per-split scores}``; or a models × splits
-        table (a pandas DataFrame indexed by model name, or a 2-D array). All models must be
+        table (a pandas DataFrame indexed by model name, a 2-D array, a list of lists or a torch
+        tensor). All models must be
         scored on the same splits, in the same order.
     names : sequence of str, optional
         Model names (default: the example's parameter-value names for searches, dict keys, the
@@ -164,13 +282,14 @@ def compare_models(
         The data given to the search's ``fit``: the search's splitter is re-run on them and the
         **mean** n_test/n_train over splits is used (see :func:`split_sizes`).
     n_samples : int, optional
-        Instead of ``X`` for splitters that need only the row count.
+        The number of rows of the data, instead of ``X``, for splitters that need only the row
+        count.
     scoring : str, optional
         Metric of a multi-metric search / ``cross_validate`` result.
     rope : float, (float, float) or None
         Region of practical equivalence for the Bayesian columns (default ±0.01).
-    p_adjust : {"bonferroni", "holm", None}
-        Multiplicity adjustment over the K(K−1)/2 pairs, in ``p_adjusted``.
+    correction : {"bonferroni", "holm", None}
+        Multiplicity correction over the K(K−1)/2 pairs, in ``p_adjusted``.
     alternative : {"two-sided", "greater", "less"}
         H1 about E[a − b] for each pair (a is ``model_a``).
     greater_is_better : bool
@@ -190,7 +309,8 @@ def compare_models(
         ``model_a, model_b, mean_difference, t, df, p, p_adjusted, prob_a_worse, prob_rope,
         prob_a_better, n_splits, degenerate``. ``mean_difference`` and ``t`` are positive when
         model a is better. ``df.attrs`` records ``test_train_ratio``, its source, ``rope``,
-        ``alternative``, ``p_adjust`` and the models' mean scores.
+        ``alternative``, ``correction``, ``n_splits`` and the models' mean scores.
+        :meth:`PairwiseTestResult.from_table` turns the table into one family-wise test.
 
     Notes
     -----
@@ -215,9 +335,7 @@ def compare_models(
     check_choice(alternative, "alternative", ALTERNATIVES)
     check_choice(nan_policy, "nan_policy", NAN_POLICIES)
     check_choice(order, "order", ("rank", "given"))
-    if p_adjust not in P_ADJUST:
-        msg = f"`p_adjust` must be one of 'bonferroni', 'holm', None; got {p_adjust!r}."
-        raise ValueError(msg)
+    check_correction(correction)
     if not isinstance(greater_is_better, bool | np.bool_):
         msg = f"`greater_is_better` must be a bool; got {greater_is_better!r}."
         raise TypeError(msg)
@@ -285,7 +403,7 @@ def compare_models(
             ]
         )
     out = pd.DataFrame(rows, columns=COLUMNS)
-    out["p_adjusted"] = adjust_pvalues(out["p"].to_numpy(), p_adjust)
+    out["p_adjusted"] = adjust_pvalues(out["p"].to_numpy(), correction)
     out["df"] = out["df"].astype(int)
     out["n_splits"] = out["n_splits"].astype(int)
     out["degenerate"] = out["degenerate"].astype(bool)
@@ -295,7 +413,8 @@ def compare_models(
             "ratio_source": ratio_source,
             "rope": (lo, hi),
             "alternative": alternative,
-            "p_adjust": p_adjust,
+            "correction": correction,
+            "n_splits": int(scores.shape[1]),
             "greater_is_better": bool(greater_is_better),
             "mean_scores": {model_names[k]: float(table.scores[k][~nan[k]].mean()) for k in idx},
         }

@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 from modelcompare._foundation.optional import import_optional
+from modelcompare._foundation.results import check_alpha
 from modelcompare.cv._bayes import BayesianTTestResult
-from modelcompare.cv._multi import PosthocResult
+from modelcompare.cv._multi import NemenyiResult, WilcoxonHolmResult
 
 __all__ = ["plot_critical_difference", "plot_posterior"]
 
@@ -43,6 +44,21 @@ def plot_posterior(
     Returns
     -------
     matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from modelcompare import bayesian_ttest, plot_posterior
+    >>> rng = np.random.default_rng(0)
+    >>> a = 0.8 + 0.02 * rng.standard_normal(20)
+    >>> res = bayesian_ttest(a, a - 0.01 + 0.01 * rng.standard_normal(20), n_train=90, n_test=10)
+    >>> ax = plot_posterior(res, names=("svm", "tree"))
+    >>> ax.get_xlabel()
+    'mean difference μ (svm − tree)'
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     if not isinstance(result, BayesianTTestResult):
         msg = f"`result` must be a BayesianTTestResult; got {type(result).__name__}."
@@ -98,27 +114,71 @@ def plot_posterior(
     return ax
 
 
-def plot_critical_difference(result: PosthocResult, *, ax: Any = None, **kwargs: Any) -> Any:
+def plot_critical_difference(
+    result: NemenyiResult | WilcoxonHolmResult,
+    *,
+    alpha: float | None = None,
+    ax: Any = None,
+    **kwargs: Any,
+) -> Any:
     """Critical-difference diagram (Demšar 2006): average ranks, with cliques joined by bars.
 
-    Models on one bar are not significantly different at ``result.alpha`` by the post-hoc test
-    that produced ``result`` (Nemenyi or Wilcoxon–Holm). For Nemenyi the critical difference is
-    drawn above the axis.
+    Models on one bar are not significantly different by the post-hoc test that produced
+    ``result``: Nemenyi at the level it ran at (its critical difference is drawn above the axis),
+    or Wilcoxon signed-rank tests with their correction at ``alpha``.
 
     Parameters
     ----------
-    result : PosthocResult
+    result : NemenyiResult or WilcoxonHolmResult
         From :func:`nemenyi_test` or :func:`wilcoxon_holm`.
+    alpha : float, optional
+        The level of the cliques for a :class:`WilcoxonHolmResult` (default 0.05). A Nemenyi
+        result has its level fixed when the test ran, so ``alpha`` must then be None.
     ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure is made only when None.
     **kwargs
         Passed to the clique bars (``ax.plot``).
 
     Returns
     -------
     matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from modelcompare import nemenyi_test, plot_critical_difference, wilcoxon_holm
+    >>> rng = np.random.default_rng(0)
+    >>> scores = np.array([0.8, 0.7, 0.6]) + 0.05 * rng.standard_normal((12, 3))
+    >>> ax = plot_critical_difference(nemenyi_test(scores, names=["a", "b", "c"]))
+    >>> ax = plot_critical_difference(wilcoxon_holm(scores), alpha=0.01)
+    >>> ax.get_title()
+    'average ranks; bars: not significantly different (Wilcoxon, holm, α = 0.01)'
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
-    if not isinstance(result, PosthocResult):
-        msg = f"`result` must be a PosthocResult; got {type(result).__name__}."
+    if isinstance(result, NemenyiResult):
+        if alpha is not None:
+            msg = (
+                "a Nemenyi result's level is fixed when the test runs; leave `alpha` None or "
+                "rerun nemenyi_test(..., alpha=...)."
+            )
+            raise ValueError(msg)
+        level = result.alpha
+        cliques = result.cliques()
+        cd: float | None = result.threshold
+        method = "Nemenyi"
+    elif isinstance(result, WilcoxonHolmResult):
+        level = 0.05 if alpha is None else check_alpha(alpha)
+        cliques = result.cliques(level)
+        cd = None
+        method = "Wilcoxon" + (f", {result.correction}" if result.correction else "")
+    else:
+        msg = (
+            "`result` must be a NemenyiResult or a WilcoxonHolmResult; "
+            f"got {type(result).__name__}."
+        )
         raise TypeError(msg)
     ax = _axes(ax, "plot_critical_difference")
     names = list(result.names)
@@ -146,19 +206,18 @@ def plot_critical_difference(result: PosthocResult, *, ax: Any = None, **kwargs:
             fontsize="small",
         )
     bar_style = {"color": "k", "lw": 3, "solid_capstyle": "round", **kwargs}
-    for c, clique in enumerate(result.cliques):
+    for c, clique in enumerate(cliques):
         idx = [names.index(m) for m in clique]
         y = -0.1 - c * 0.08
         ax.plot([ranks[idx].min() - 0.03, ranks[idx].max() + 0.03], [y, y], **bar_style)
-    if result.critical_difference is not None:
-        cd = result.critical_difference
+    if cd is not None:
         ax.plot([lo_r, lo_r + cd], [0.45, 0.45], color="k", lw=1.5)
         ax.text(lo_r + cd / 2, 0.5, f"CD = {cd:.3f}", ha="center", va="bottom", fontsize="small")
     ax.set_xlim(lo_r - 2.0, hi_r + 2.0)
     ax.set_ylim(-(half + 1) * step - 0.1, 0.8)
     ax.axis("off")
     ax.set_title(
-        f"average ranks; bars: not significantly different ({result.method}, α = {result.alpha:g})",
+        f"average ranks; bars: not significantly different ({method}, α = {level:g})",
         fontsize="small",
     )
     return ax

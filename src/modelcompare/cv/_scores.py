@@ -11,9 +11,17 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from modelcompare._foundation.errors import NotFittedError
+from modelcompare._foundation.results import Result, result_class
 from modelcompare._foundation.validation import as_numpy, check_int
 
-__all__ = ["ScoreTable", "SplitSizes", "extract_scores", "scores_from_cv_results", "split_sizes"]
+__all__ = [
+    "ScoreTable",
+    "SplitSizes",
+    "extract_scores",
+    "pandas_labels",
+    "scores_from_cv_results",
+    "split_sizes",
+]
 
 _SPLIT_KEY = re.compile(r"^split(\d+)_test_(.+)$")
 
@@ -27,8 +35,31 @@ class ScoreTable(NamedTuple):
     source: str
 
 
-class SplitSizes(NamedTuple):
-    """Training/test sizes of a splitter: means over splits, the mean ratio, and the first split."""
+@result_class
+class SplitSizes(Result):
+    """Training/test sizes of a splitter: means over splits, the mean ratio, and the first split.
+
+    Returned by :func:`split_sizes`; its ``test_train_ratio`` is what :func:`corrected_ttest`,
+    :func:`bayesian_ttest` and :func:`compare_models` accept.
+
+    Attributes
+    ----------
+    n_train, n_test : float
+        Mean training and test set sizes over the splits.
+    test_train_ratio : float
+        The mean of n_test / n_train over the splits.
+    first_n_train, first_n_test : int
+        The sizes of the first split.
+    n_splits : int
+        Number of splits.
+
+    Examples
+    --------
+    >>> from sklearn.model_selection import KFold
+    >>> from modelcompare import split_sizes
+    >>> split_sizes(KFold(4), n_samples=20)
+    SplitSizes(n_train=15, n_test=5, test_train_ratio=0.333333, first_n_train=15)
+    """
 
     n_train: float
     n_test: float
@@ -36,6 +67,19 @@ class SplitSizes(NamedTuple):
     first_n_train: int
     first_n_test: int
     n_splits: int
+
+
+def pandas_labels(obj: Any, axis: str) -> list[Any] | None:
+    """The ``index`` or ``columns`` labels of a pandas object; None for anything else.
+
+    Lists and torch tensors have an ``index`` *method*; only a pandas object's labels count.
+    """
+    if not hasattr(obj, "to_numpy"):  # pandas DataFrame / Series (not lists, arrays or tensors)
+        return None
+    labels = getattr(obj, axis, None)
+    if labels is None or callable(labels):
+        return None
+    return list(labels)
 
 
 def _param_name(params: Mapping[str, Any]) -> str:
@@ -76,6 +120,19 @@ def scores_from_cv_results(
     -------
     names : list of str
     scores : numpy.ndarray of shape (n_candidates, n_splits)
+
+    Examples
+    --------
+    >>> from modelcompare import scores_from_cv_results
+    >>> cv_results = {
+    ...     "params": [{"C": 1}, {"C": 10}],
+    ...     "split0_test_score": [0.8, 0.9],
+    ...     "split1_test_score": [0.7, 0.85],
+    ...     "rank_test_score": [2, 1],
+    ... }
+    >>> names, scores = scores_from_cv_results(cv_results)
+    >>> names, scores.tolist()
+    (['10', '1'], [[0.9, 0.85], [0.8, 0.7]])
     """
     table = _from_cv_results(cv_results, scoring)
     order = np.argsort(table.ranks, kind="stable")
@@ -185,7 +242,7 @@ def extract_scores(results: Any, *, names: Any = None, scoring: str | None = Non
         _check_lengths(keys, rows)
         table = ScoreTable(keys, np.vstack(rows), None, "dict")
     else:
-        index = getattr(results, "index", None)
+        index = pandas_labels(results, "index")
         arr = as_numpy(results, "results")
         if arr.ndim != 2:
             msg = f"`results` as a table must be 2-D (models × splits); got shape {arr.shape}."
@@ -247,6 +304,16 @@ def split_sizes(
         ``n_train``/``n_test`` (means over splits), ``test_train_ratio`` (the **mean** of
         n_test/n_train over splits, the value :func:`compare_models` uses), the first split's sizes
         (what scikit-learn's example uses) and the number of splits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import StratifiedKFold
+    >>> from modelcompare import split_sizes
+    >>> y = np.repeat([0, 1], [50, 51])
+    >>> sizes = split_sizes(StratifiedKFold(10), np.zeros((101, 1)), y)
+    >>> sizes.first_n_train, sizes.first_n_test, round(sizes.test_train_ratio, 4)
+    (90, 11, 0.1111)
     """
     from sklearn.model_selection import check_cv
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from modelcompare._foundation.results import ConfidenceInterval, Result, result_class
+from modelcompare._foundation.results import ConfidenceInterval, TestResult, result_class
 from modelcompare._foundation.stats import t_interval
-from modelcompare._foundation.validation import check_choice, check_fraction
+from modelcompare._foundation.validation import check_choice
 from modelcompare.cv._core import (
     ALTERNATIVES,
     paired_differences,
@@ -20,8 +20,11 @@ __all__ = ["CorrectedTTestResult", "corrected_ttest", "t_interval"]
 
 
 @result_class
-class CorrectedTTestResult(Result):
-    """Result of :func:`corrected_ttest`.
+class CorrectedTTestResult(TestResult):
+    """Result of :func:`corrected_ttest`: a test with a p-value.
+
+    ``decision(alpha)`` rejects H0 (equal expected scores) iff ``pvalue <= alpha``;
+    ``confidence_interval(confidence_level)`` gives the interval for E[a − b].
 
     Attributes
     ----------
@@ -51,6 +54,16 @@ class CorrectedTTestResult(Result):
         The sizes passed (None when ``test_train_ratio`` was given instead).
     n_dropped : int
         Splits dropped because a score was NaN (``nan_policy="omit"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import corrected_ttest
+    >>> rng = np.random.default_rng(0)
+    >>> a = 0.80 + 0.02 * rng.standard_normal(20)
+    >>> res = corrected_ttest(a, a - 0.01 + 0.01 * rng.standard_normal(20), n_train=45, n_test=5)
+    >>> res.decision(alpha=0.05), [round(float(v), 4) for v in res.confidence_interval(0.95)]
+    (True, [0.0034, 0.0154])
     """
 
     statistic: float
@@ -90,10 +103,6 @@ class CorrectedTTestResult(Result):
         se = self.standard_error if corrected else self.standard_error_uncorrected
         return t_interval(self.mean_difference, se, self.df, confidence_level, self.alternative)
 
-    def decision(self, alpha: float = 0.05) -> bool:
-        """True when H0 is rejected at level ``alpha`` (p ≤ alpha)."""
-        return bool(self.pvalue <= check_fraction(alpha, "alpha"))
-
 
 def corrected_ttest(
     scores_a: Any,
@@ -126,8 +135,8 @@ def corrected_ttest(
     Returns
     -------
     CorrectedTTestResult
-        Corrected statistic and p-value, the uncorrected ones for contrast, and
-        ``confidence_interval()``.
+        Corrected statistic and p-value, the uncorrected ones for contrast,
+        ``decision(alpha)`` and ``confidence_interval(confidence_level)``.
 
     Raises
     ------
@@ -179,6 +188,8 @@ def corrected_ttest(
     >>> res = corrected_ttest(a, b, n_train=90, n_test=10)
     >>> round(res.statistic, 3), round(res.pvalue, 3), round(res.pvalue_uncorrected, 3)
     (2.967, 0.016, 0.002)
+    >>> res.decision(alpha=0.05), res.decision(alpha=0.01)
+    (True, False)
     """
     check_choice(alternative, "alternative", ALTERNATIVES)
     ratio, nt, ns = resolve_ratio(n_train, n_test, test_train_ratio)

@@ -61,7 +61,32 @@ def _fail(where: str, what: str) -> ConfigError:
 
 
 def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a sweep config from ``.yaml``/``.yml`` (needs the ``yaml`` extra) or ``.json``."""
+    """Read a sweep config from ``.yaml``/``.yml`` (needs the ``yaml`` extra) or ``.json``.
+
+    Parameters
+    ----------
+    path : path
+        The config file.
+
+    Returns
+    -------
+    dict
+        The config, not yet validated (:func:`run_config` validates it).
+
+    Raises
+    ------
+    ConfigError
+        A missing file, an unknown suffix, or text that does not parse into a mapping.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from modelcompare.experiments import load_config
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "sweep.json"
+    >>> _ = path.write_text(json.dumps({"data": {"x": "x.npy"}, "tests": []}))
+    >>> sorted(load_config(path))
+    ['data', 'tests']
+    """
     path = Path(path)
     if not path.exists():
         raise ConfigError(f"{path}: no such file.")
@@ -257,17 +282,61 @@ def run_config(
     out: str | os.PathLike[str] | None = None,
     seed: SeedLike = None,
     n_jobs: int | None = None,
-    progress: bool = True,
+    progress: bool = False,
     retry_failed: bool = True,
     base_dir: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Run a sweep config (a mapping, or a ``.yaml``/``.json`` path) resumably; return the table.
 
-    Arguments given here win over the config's ``out``, ``seed`` and ``n_jobs``. Paths in ``data``
-    are relative to ``base_dir`` (default: the config file's folder, or the working directory).
+    Parameters
+    ----------
+    config : dict or path
+        The config (schema in this module's docstring), or its ``.yaml``/``.yml``/``.json`` file.
+    out : path, optional
+        The results table (``.parquet`` or ``.csv``); wins over the config's ``out``.
+    seed : int, numpy.random.Generator or None
+        Base seed; wins over the config's ``seed``. None (and no ``seed`` in the config) draws
+        fresh entropy, recorded in ``frame.attrs["seed_used"]``.
+    n_jobs : int or None
+        joblib workers; wins over the config's ``n_jobs``.
+    progress : bool
+        Show a progress bar on stderr (default False; ``modelcompare sweep`` turns it on unless
+        ``--quiet``).
+    retry_failed : bool
+        Rerun tasks whose stored record holds an error.
+    base_dir : path, optional
+        The folder that paths in ``data`` are relative to (default: the config file's folder, or
+        the working directory).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table of :func:`run_sweep`: one row per task.
+
+    Notes
+    -----
     Each task is ``{"test", <data arguments as names>, <options>, "replicate"}``; its key and
     so its seed come from that dict: tasks are identified by data *names*, not file contents.
     See :func:`run_sweep` for the files written and the resume rules.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import numpy as np
+    >>> from modelcompare.experiments import run_config
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> rng = np.random.default_rng(0)
+    >>> np.save(folder / "a.npy", rng.normal(size=(20, 1)))
+    >>> np.save(folder / "b.npy", rng.normal(0.3, 1.0, size=(20, 1)))
+    >>> config = {
+    ...     "seed": 0,
+    ...     "data": {"a": "a.npy", "b": "b.npy"},
+    ...     "tests": [{"test": "corrected_ttest", "scores_a": "a", "scores_b": "b",
+    ...                "options": {"n_train": 90, "n_test": 10}}],
+    ... }
+    >>> table = run_config(config, out=folder / "results.csv", base_dir=folder)
+    >>> len(table), bool(table["error"].isna().all())
+    (1, True)
     """
     if isinstance(config, str | os.PathLike):
         if base_dir is None:

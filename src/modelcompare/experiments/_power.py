@@ -133,7 +133,7 @@ def power_study(
     settings: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None = None,
     seed: SeedLike = None,
     n_jobs: int | None = None,
-    progress: bool = True,
+    progress: bool = False,
     confidence_level: float = 0.95,
     ci_method: str = "clopper-pearson",
     out: str | os.PathLike[str] | None = None,
@@ -184,14 +184,16 @@ def power_study(
 
     Examples
     --------
-    >>> import functools, numpy as np
-    >>> from modelcompare import c2st, power_study
-    >>> def gaussians(shift, seed):
-    ...     return seed.normal(size=(60, 2)), seed.normal(shift, 1.0, size=(60, 2))
-    >>> res = power_study(functools.partial(c2st, classifier="logistic"), gaussians,
-    ...                   n_trials=20, settings={"shift": [0.0, 1.5]}, seed=0, progress=False)
-    >>> res.table[["shift", "power"]].to_numpy().tolist()[1][1] > 0.8
-    True
+    >>> from scipy import stats
+    >>> from modelcompare import power_study
+    >>> def normal_mean(shift, seed):
+    ...     return seed.normal(shift, 1.0, size=30)
+    >>> def ttest(x, seed):
+    ...     return stats.ttest_1samp(x, 0.0)
+    >>> res = power_study(ttest, normal_mean, n_trials=100, settings={"shift": [0.0, 0.8]}, seed=0)
+    >>> size, power = res.power
+    >>> bool(size < 0.15), bool(power > 0.9)
+    (True, True)
     """
     from scipy.stats import binomtest
 

@@ -176,7 +176,7 @@ def run_many(
     *,
     n_jobs: int | None = None,
     seed: SeedLike = None,
-    progress: bool = True,
+    progress: bool = False,
 ) -> Any:
     """Run ``fn(**config, seed=child_seed)`` for every config, in parallel through joblib.
 
@@ -198,7 +198,8 @@ def run_many(
     seed : int, numpy.random.Generator or None
         Base seed. Each task's child seed is derived from it and the task's config key.
     progress : bool
-        Show a tqdm progress bar on stderr.
+        Show a tqdm progress bar on stderr. Default False: the library writes nothing unless
+        asked.
 
     Returns
     -------
@@ -230,7 +231,7 @@ def run_many(
     ...     rng = np.random.default_rng(seed)
     ...     x, y = rng.normal(size=(100, 2)), rng.normal(shift, 1, size=(100, 2))
     ...     return c2st(x, y, classifier="logistic", seed=rng)
-    >>> table = run_many(task, [{"shift": 0.0}, {"shift": 1.0}], seed=0, progress=False)
+    >>> table = run_many(task, [{"shift": 0.0}, {"shift": 1.0}], seed=0)
     >>> list(table["shift"]), bool(table["pvalue"].iloc[1] < 0.01)
     ([0.0, 1.0], True)
     """

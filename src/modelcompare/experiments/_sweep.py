@@ -113,7 +113,7 @@ def run_sweep(
     out: str | os.PathLike[str],
     seed: SeedLike = None,
     n_jobs: int | None = None,
-    progress: bool = True,
+    progress: bool = False,
     retry_failed: bool = True,
 ) -> Any:
     """Resumable :func:`run_many`: each finished task is saved at once; a rerun skips what is done.
@@ -153,8 +153,8 @@ def run_sweep(
     >>> def square(v, seed):
     ...     return {"square": v * v}
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "squares.csv"
-    >>> t = run_sweep(square, [{"v": 1}, {"v": 2}], out=out, seed=0, progress=False)
-    >>> t2 = run_sweep(square, [{"v": 1}, {"v": 2}, {"v": 3}], out=out, seed=0, progress=False)
+    >>> t = run_sweep(square, [{"v": 1}, {"v": 2}], out=out, seed=0)
+    >>> t2 = run_sweep(square, [{"v": 1}, {"v": 2}, {"v": 3}], out=out, seed=0)
     >>> t2.attrs["n_skipped"], list(t2["square"])
     (2, [1, 4, 9])
     """
