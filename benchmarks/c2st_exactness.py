@@ -10,7 +10,7 @@ For every case and seed, one data set is drawn and z-scored by x (float32), and 
 random_state=seed)``) and ``modelcompare.c2st(..., seed=seed, z_score=False)`` score it. The table
 gives mean ± standard error over seeds of the accuracy (and of the paired difference), and over
 seeds × folds of the epochs per fold, plus the share of folds that ran exactly the same number of
-epochs. Acceptance (issue 2): accuracy means within 3 SE of the paired difference; epoch means
+epochs. Acceptance: accuracy means within 3 SE of the paired difference; epoch means
 within 15 % or 3 SE, whichever is larger.
 """
 

@@ -1,4 +1,4 @@
-"""The one device check of issue 2: ``c2st(device="cuda")`` against the CPU engine, same data.
+"""The device check of ``c2st(device="cuda")`` against the CPU engine, on the same data.
 
 Run on a machine with a CUDA GPU, from the repository root (one prepared run; a few minutes)::
 

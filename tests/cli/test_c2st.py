@@ -38,7 +38,7 @@ def test_c2st_json_matches_the_library(runner):
     assert res.exit_code == 0, res.output
     payload = json.loads(res.stdout)
     direct = c2st(np.load(REF), np.load(SAMPLES), classifier="logistic", seed=3)
-    assert payload["accuracy"] == direct.accuracy
+    assert payload["statistic"] == direct.statistic
     assert payload["pvalue"] == direct.pvalue
     assert payload["test"] == "c2st"
     assert payload["seed"] == 3
@@ -52,13 +52,14 @@ def test_c2st_table_and_csv_reader(runner):
         app, ["c2st", REF, str(EXAMPLES / "samples.csv"), "--classifier", "logistic", "--seed", "3"]
     )
     assert res.exit_code == 0, res.output
-    assert "accuracy" in res.stdout
+    assert "statistic (accuracy)" in res.stdout
     assert "pvalue" in res.stdout
     assert "seed used: 3" in res.stderr
     # the CSV holds the same draws as the .npy
     npy = runner.invoke(app, ["c2st", REF, SAMPLES, "--classifier", "logistic", "--seed", "3"])
-    line = [ln for ln in npy.stdout.splitlines() if ln.startswith("accuracy")]
-    assert line == [ln for ln in res.stdout.splitlines() if ln.startswith("accuracy")]
+    line = [ln for ln in npy.stdout.splitlines() if ln.startswith("statistic")]
+    assert line
+    assert line == [ln for ln in res.stdout.splitlines() if ln.startswith("statistic")]
 
 
 def test_npz_with_key_and_alpha_gating(runner, tmp_path):

@@ -1,4 +1,4 @@
-"""The C2ST MLP engine against scikit-learn's MLPClassifier recipe (C2ST spec §2), piece by piece."""
+"""The C2ST MLP engine against scikit-learn's MLPClassifier recipe, piece by piece."""
 
 from __future__ import annotations
 
@@ -24,12 +24,11 @@ from modelcompare._foundation.mlp.recipe import (
     FoldData,
     ParamLayout,
     StoppingRule,
-    adam_update_,
     forward_logits,
-    fused_adam_update_,
     glorot_init,
-    train_mlp,
 )
+from modelcompare._foundation.mlp.torch_engine import adam_update_, fused_adam_update_
+from modelcompare._foundation.mlp.trainer import train_mlp
 
 pytestmark = pytest.mark.torch
 
@@ -262,7 +261,7 @@ def test_fused_and_hand_written_adam_train_the_same(monkeypatch):
     x, y = _two_gaussians(rng, 200, 2, 0.5)
     folds = [FoldData(x, y, x, 5), FoldData(x[::2], y[::2], x, 6)]
     fused = train_mlp(folds, hidden=(10, 10), max_epochs=40, engine="torch")
-    monkeypatch.setattr(_mlp, "USE_FUSED_ADAM", False)
+    monkeypatch.setattr(_mlp_engine, "USE_FUSED_ADAM", False)
     plain = train_mlp(folds, hidden=(10, 10), max_epochs=40, engine="torch")
     for a, b in zip(fused, plain):
         assert a.epochs == b.epochs

@@ -11,7 +11,8 @@ torch = pytest.importorskip("torch")
 
 from modelcompare import c2st
 from modelcompare._foundation.mlp import native as _native
-from modelcompare._foundation.mlp.recipe import FoldData, ParamLayout, glorot_init, train_mlp
+from modelcompare._foundation.mlp.recipe import FoldData, ParamLayout, glorot_init
+from modelcompare._foundation.mlp.trainer import train_mlp
 
 pytestmark = pytest.mark.torch
 

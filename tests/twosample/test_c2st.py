@@ -151,10 +151,12 @@ def test_to_dict_is_json_safe():
     res = c2st(_normal(1, 60, 2), _normal(2, 60, 2), classifier="logistic", seed=0)
     d = res.to_dict()
     json.dumps(d)
-    assert d["accuracy"] == res.accuracy
+    assert d["statistic"] == res.accuracy
+    assert list(d)[:2] == ["statistic", "pvalue"]
+    assert "accuracy" not in d
     assert isinstance(d["fold_accuracy"], list)
     assert "_n_train" not in d
-    assert repr(res).startswith("C2STResult(accuracy=")
+    assert repr(res).startswith("C2STResult(statistic=")
 
 
 def test_conditional_pvalue_against_fisher_exact():

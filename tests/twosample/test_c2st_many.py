@@ -1,4 +1,4 @@
-"""c2st_many: batched C2STs equal to c2st with each pair's child seed (issue 7)."""
+"""c2st_many: batched C2STs equal to c2st with each pair's child seed."""
 
 from __future__ import annotations
 
@@ -8,11 +8,21 @@ import numpy as np
 import pytest
 
 from modelcompare import ConvergenceWarning, DegenerateDataWarning, c2st, c2st_many
-from modelcompare._foundation.mlp import recipe as _mlp
+from modelcompare._foundation.mlp import trainer as _trainer
 from modelcompare.experiments import task_seed
+from modelcompare.twosample import _api, _many
 from modelcompare.twosample._many import pair_key
 
-FIELDS = ("accuracy", "pvalue", "auc", "z", "n_per_class", "degenerate", "hit_max_epochs")
+FIELDS = (
+    "statistic",
+    "accuracy",
+    "pvalue",
+    "auc",
+    "z",
+    "n_per_class",
+    "degenerate",
+    "hit_max_epochs",
+)
 ARRAYS = ("fold_accuracy", "fold_auc", "epochs")
 
 
@@ -46,8 +56,9 @@ def test_logistic_pairs_equal_c2st_with_child_seed(rng):
         assert_same(one, many[i])
     table = many.table
     assert table["pair"].tolist() == list(range(5))
-    assert table["accuracy"].tolist() == [r.accuracy for r in many]
+    assert table["statistic"].tolist() == [r.statistic for r in many]
     assert table["statistic"].tolist() == [r.accuracy for r in many]
+    assert "accuracy" not in table.columns  # one name per idea: the statistic
     assert table["seed"].tolist() == list(many.seeds)
 
 
@@ -129,7 +140,7 @@ class FakeEngine:
             xs = np.column_stack([f.x_test, np.ones(len(f.x_test))])
             epochs = 12 + f.seed % 5 + len(f.x_train) % 3
             fits.append(
-                _mlp.MLPFoldFit(
+                _trainer.MLPFoldFit(
                     test_logits=xs @ (w + jitter),
                     epochs=min(epochs, max_epochs),
                     hit_max=epochs >= max_epochs,
@@ -142,8 +153,9 @@ class FakeEngine:
 @pytest.fixture
 def fake_engine(monkeypatch):
     engine = FakeEngine()
-    monkeypatch.setattr(_mlp, "train_mlp", engine)
-    monkeypatch.setattr(_mlp, "import_torch", lambda *a, **k: None, raising=False)
+    monkeypatch.setattr(_trainer, "train_mlp", engine)
+    monkeypatch.setattr(_api, "import_mlp_torch", lambda: None)
+    monkeypatch.setattr(_many, "import_mlp_torch", lambda: None)
     return engine
 
 
@@ -169,7 +181,7 @@ def test_mlp_hidden_groups_and_max_epochs_warning(rng, fake_engine):
     assert "not comparable" in many[0].reading
 
 
-def test_mlp_n_jobs_and_batch_size(rng, fake_engine):
+def test_mlp_n_jobs_and_group_size(rng, fake_engine):
     import joblib
 
     pairs = make_pairs(rng, widths=(2, 2, 2, 3, 2))
@@ -182,13 +194,13 @@ def test_mlp_n_jobs_and_batch_size(rng, fake_engine):
     assert sorted(c[0] for c in fake_engine.calls) == [5, 20]
     fake_engine.calls.clear()
     with joblib.parallel_config(backend="threading"):
-        batched = c2st_many(pairs, seed=6, n_jobs=2, batch_size=3)
+        batched = c2st_many(pairs, seed=6, n_jobs=2, group_size=3)
     assert sorted(c[0] for c in fake_engine.calls) == [5, 5, 15]
     for a, b, c in zip(serial, parallel, batched, strict=True):
         assert_same(a, b)
         assert_same(a, c)  # the fake engine is batch-invariant, so batching changes nothing
-    with pytest.raises(ValueError, match="batch_size"):
-        c2st_many(pairs, seed=6, batch_size=0)
+    with pytest.raises(ValueError, match="group_size"):
+        c2st_many(pairs, seed=6, group_size=0)
 
 
 # ------------------------------------------------------------------ the real torch engine
@@ -196,13 +208,13 @@ def test_mlp_n_jobs_and_batch_size(rng, fake_engine):
 
 @pytest.mark.torch
 def test_mlp_pairs_equal_c2st_real_engine(rng):
-    # batch_size=1: each pair's folds are exactly the network c2st trains -> bit-identical.
+    # group_size=1: each pair's folds are exactly the network c2st trains -> bit-identical.
     # A short max_epochs keeps this fast; folds that hit it warn, in c2st and c2st_many alike.
     pairs = make_pairs(rng, widths=(2, 2, 3), n=(30, 34))
     kw = {"n_folds": 3, "hidden": (6, 6), "max_epochs": 15}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        exact = c2st_many(pairs, seed=3, batch_size=1, **kw)
+        exact = c2st_many(pairs, seed=3, group_size=1, **kw)
         batched = c2st_many(pairs, seed=3, **kw)
     assert any(r.hit_max_epochs for r in exact)
     assert [w.category for w in caught] == [ConvergenceWarning] * 2

@@ -59,12 +59,14 @@ def c2st_command(
     """Classifier two-sample test of REFERENCE against SAMPLES (sbibm's C2ST).
 
     REFERENCE and SAMPLES are .npy, .npz[:key], .csv/.tsv or .parquet files of draws (rows) by
-    dimensions (columns). The reference sets the z-score scale.
+    dimensions (columns). The reference sets the z-score scale. The statistic is the mean
+    held-out accuracy of the classifier; the p-value is one-sided (H0: same distribution), and
+    --alpha reports the decision: reject H0 iff p <= alpha.
 
     \b
     Example:
       $ modelcompare c2st examples/data/reference.npy examples/data/samples.npy --seed 0 --json
-      {"accuracy": 0.52, "auc": 0.53, ..., "pvalue": 0.21, "seed": 0, "test": "c2st", ...}
+      {"auc": 0.53, ..., "pvalue": 0.21, "seed": 0, "statistic": 0.52, "test": "c2st", ...}
     """
     from modelcompare import c2st
 
@@ -96,7 +98,7 @@ def c2st_command(
     ci = result.confidence_interval()
     rows = [
         ("classifier", result.classifier),
-        ("accuracy", result.accuracy),
+        ("statistic (accuracy)", result.statistic),
         ("95% CI (corrected)", f"[{ci.low:.4f}, {ci.high:.4f}]"),
         ("auc", result.auc),
         ("pvalue", result.pvalue),

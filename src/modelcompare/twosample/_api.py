@@ -11,7 +11,11 @@ import numpy as np
 from sklearn.model_selection import KFold
 
 from modelcompare._foundation.errors import ConvergenceWarning, DegenerateDataWarning
-from modelcompare._foundation.results import ConfidenceInterval, Result, result_class
+from modelcompare._foundation.results import (
+    ConfidenceInterval,
+    TestResult,
+    result_class,
+)
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import (
     check_choice,
@@ -22,19 +26,27 @@ from modelcompare._foundation.validation import (
 )
 from modelcompare.twosample._inference import conditional_pvalue, corrected_interval
 
-__all__ = ["C2STResult", "c2st", "prepare_c2st_data", "prepare_run", "recipe_seed"]
+__all__ = [
+    "C2STResult",
+    "c2st",
+    "import_mlp_torch",
+    "prepare_c2st_data",
+    "prepare_run",
+    "recipe_seed",
+]
 
 CLASSIFIERS = ("mlp", "logistic")
 
 
 @result_class
-class C2STResult(Result):
-    """Result of :func:`c2st`.
+class C2STResult(TestResult):
+    """Result of :func:`c2st`: a test with a p-value (``decision(alpha)``: reject iff p <= alpha).
 
     Attributes
     ----------
-    accuracy : float
-        Unweighted mean of the fold test accuracies (sbibm's statistic).
+    statistic : float
+        The mean held-out accuracy: the unweighted mean of the fold test accuracies (sbibm's
+        statistic). Also readable as :attr:`accuracy`.
     pvalue : float
         One-sided p-value of H0 "x and y come from the same distribution" (see Notes of
         :func:`c2st`).
@@ -58,11 +70,15 @@ class C2STResult(Result):
         True when the null has no spread (every fold predicted one class); ``pvalue`` is then 1.
     hidden : tuple of int
         Hidden-layer widths used (empty for logistic).
+    max_epochs : int
+        The cap on epochs per fold.
+    n_folds : int
+        Number of cross-validation folds.
     seed_used : int or None
         The seed that reproduces the run (None when a Generator was passed).
     """
 
-    accuracy: float
+    statistic: float
     pvalue: float
     auc: float
     fold_accuracy: np.ndarray
@@ -81,26 +97,43 @@ class C2STResult(Result):
     _n_train: float = field(default=0.0)
     _n_test: float = field(default=0.0)
 
-    _repr_fields: ClassVar[tuple[str, ...]] = ("accuracy", "pvalue", "auc", "n_per_class")
+    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "auc", "n_per_class")
 
     @property
-    def statistic(self) -> float:
-        """The test statistic: the mean cross-validated accuracy."""
-        return self.accuracy
+    def accuracy(self) -> float:
+        """The mean held-out accuracy, the same number as :attr:`statistic` (sbibm's name)."""
+        return self.statistic
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Nadeau–Bengio corrected t-interval for the accuracy, from the fold accuracies.
 
         The variance of the k-fold mean is (1/k + n_test/n_train)·s², not s²/k, because the folds'
-        training sets overlap.
+        training sets overlap (Nadeau and Bengio 2003).
+
+        Parameters
+        ----------
+        confidence_level : float
+            Coverage of the interval, in (0, 1).
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)``, clipped to [0, 1].
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from modelcompare import c2st
+        >>> rng = np.random.default_rng(0)
+        >>> res = c2st(rng.normal(size=(200, 2)), rng.normal(0.5, 1, size=(200, 2)),
+        ...            classifier="logistic", seed=0)
+        >>> ci = res.confidence_interval(0.9)
+        >>> bool(ci.low < res.statistic < ci.high)
+        True
         """
         return corrected_interval(
             self.fold_accuracy, self._n_train, self._n_test, float(confidence_level)
         )
-
-    def decision(self, alpha: float = 0.05) -> bool:
-        """True when H0 is rejected at level ``alpha`` (p ≤ alpha)."""
-        return bool(self.pvalue <= alpha)
 
 
 def _zscore(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -219,6 +252,15 @@ def _c2st_iv(
     return n_folds, classifier, noise_scale, hidden, max_epochs
 
 
+def import_mlp_torch() -> Any:
+    """torch for the MLP classifier, or a ``MissingDependencyError`` pointing to the logistic one."""
+    from modelcompare._foundation.torch_support import import_torch
+
+    return import_torch(
+        "the MLP classifier of c2st", hint="Or use classifier='logistic', which needs no torch."
+    )
+
+
 def recipe_seed(seed_used: int | None, rng: np.random.Generator) -> int:
     """The int sbibm passes to KFold and to every fold's MLP: the caller's int seed when there is one
     (the fresh entropy when ``seed`` was None), else a draw from the caller's Generator."""
@@ -275,12 +317,14 @@ def c2st(
         same engine and machine.
     progress : bool or callable
         Show a progress bar of training epochs on stderr, or call ``progress(n_epochs_done)``.
+        Default False: nothing is written.
 
     Returns
     -------
     C2STResult
-        Accuracy, AUC, their fold values, epochs per fold, a p-value and
-        :meth:`C2STResult.confidence_interval`.
+        ``statistic`` (the mean held-out accuracy) and ``pvalue`` first, then the AUC, the fold
+        values, epochs per fold, :meth:`~C2STResult.decision` and
+        :meth:`~C2STResult.confidence_interval`.
 
     Notes
     -----
@@ -293,7 +337,8 @@ def c2st(
     With an int seed the folds, initial weights and minibatch order are scikit-learn's own, so
     our training differs from sbibm's only by float32 summation order: at d = 2 (10,000 vs 10,000)
     99 % of folds stop at scikit-learn's epoch (``benchmarks/c2st_exactness.py``). The CPU kernel
-    is 10–15× faster than the scikit-learn recipe at d = 2 on one core (BENCHMARKS.md).
+    is 10–15× faster than the scikit-learn recipe at d = 2 on one core
+    (``benchmarks/c2st_speed.py``).
 
     The p-value goes beyond sbibm. A binomial test on the pooled predictions is anti-conservative
     (overlapping training sets and unstratified folds widen the null spread 1.3–1.7×). We condition
@@ -306,15 +351,25 @@ def c2st(
     ----------
     .. [1] Lopez-Paz, D. and Oquab, M. (2017). Revisiting classifier two-sample tests. ICLR.
     .. [2] Lueckmann, J.-M. et al. (2021). Benchmarking simulation-based inference. AISTATS.
+    .. [3] Nadeau, C. and Bengio, Y. (2003). Inference for the generalization error. Machine
+       Learning 52, 239–281.
 
     Examples
     --------
+    Two samples of one distribution: the accuracy stays near chance and H0 is kept.
+
     >>> import numpy as np
     >>> from modelcompare import c2st
     >>> rng = np.random.default_rng(0)
-    >>> a, b = rng.normal(size=(200, 2)), rng.normal(size=(200, 2))
-    >>> res = c2st(a, b, classifier="logistic", seed=1)
-    >>> 0.4 < res.accuracy < 0.6
+    >>> reference, samples = rng.normal(size=(200, 2)), rng.normal(size=(200, 2))
+    >>> res = c2st(reference, samples, classifier="logistic", seed=1)
+    >>> bool(0.4 < res.statistic < 0.6), res.decision(alpha=0.05)
+    (True, False)
+
+    A shifted sample is told apart:
+
+    >>> shifted = rng.normal(0.5, 1.0, size=(200, 2))
+    >>> c2st(reference, shifted, classifier="logistic", seed=1).decision(alpha=0.05)
     True
     """
     n_folds, classifier, noise_scale, hidden, max_epochs = _c2st_iv(
@@ -332,8 +387,9 @@ def c2st(
         hidden_used: tuple[int, ...] = ()
         hit_max = False
     else:
-        from modelcompare._foundation.mlp.recipe import FoldData, train_mlp
+        from modelcompare._foundation.mlp.trainer import FoldData, train_mlp
 
+        import_mlp_torch()
         hidden_used = hidden if hidden is not None else (10 * d, 10 * d)
         fold_data = [FoldData(data[tr], labels[tr], data[te], fold_seed) for tr, te in folds]
         fits = train_mlp(
@@ -388,7 +444,7 @@ def _summarise(
     accuracy = float(fold_acc.mean())
     auc = float(np.nanmean(fold_auc)) if np.isfinite(fold_auc).any() else float("nan")
     return C2STResult(
-        accuracy=accuracy,
+        statistic=accuracy,
         pvalue=pvalue,
         auc=auc,
         fold_accuracy=fold_acc,

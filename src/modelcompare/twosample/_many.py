@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -13,14 +13,24 @@ from modelcompare._foundation.errors import ConvergenceWarning
 from modelcompare._foundation.results import Result, result_class
 from modelcompare._foundation.seeds import SeedLike
 from modelcompare._foundation.validation import check_int, check_samples
-from modelcompare.twosample._api import C2STResult, _c2st_iv, _summarise, prepare_run
+from modelcompare.twosample._api import (
+    C2STResult,
+    _c2st_iv,
+    _summarise,
+    import_mlp_torch,
+    prepare_run,
+)
 
 __all__ = ["C2STManyResult", "c2st_many", "pair_key"]
 
 
 @result_class
 class C2STManyResult(Result):
-    """Result of :func:`c2st_many`: one :class:`C2STResult` per pair, and a tidy table.
+    """Result of :func:`c2st_many`: a collection of one :class:`C2STResult` per pair, and a table.
+
+    Each pair's result is a test (``res[i].statistic``, ``res[i].pvalue``,
+    ``res[i].decision(alpha)``); the collection itself makes no decision and applies no
+    multiplicity correction.
 
     Attributes
     ----------
@@ -29,7 +39,7 @@ class C2STManyResult(Result):
         and iteration give the same objects.
     table : pandas.DataFrame
         One row per pair: ``pair`` (index or name), ``key``, ``seed``, then the scalar fields of
-        each result (``statistic``, ``accuracy``, ``pvalue``, ``auc``, ...).
+        each result (``statistic``, ``pvalue``, ``auc``, ...).
     seeds : tuple of int
         Child seed of each pair: ``c2st(x_i, y_i, seed=seeds[i], ...)`` gives ``results[i]``.
     keys : tuple of str
@@ -44,7 +54,12 @@ class C2STManyResult(Result):
     keys: tuple[str, ...]
     seed_used: int
 
-    _repr_fields: ClassVar[tuple[str, ...]] = ("seed_used",)
+    _repr_fields: ClassVar[tuple[str, ...]] = ("n_pairs", "seed_used")
+
+    @property
+    def n_pairs(self) -> int:
+        """Number of pairs."""
+        return len(self.results)
 
     def __len__(self) -> int:
         return len(self.results)
@@ -58,11 +73,8 @@ class C2STManyResult(Result):
             msg = f"no pair named {i!r}; pairs are indexed by position or by their dict name."
             raise KeyError(msg) from None
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[C2STResult]:
         return iter(self.results)
-
-    def __repr__(self) -> str:
-        return f"C2STManyResult(n_pairs={len(self.results)}, seed_used={self.seed_used})"
 
 
 def pair_key(x: np.ndarray, y: np.ndarray) -> str:
@@ -126,7 +138,7 @@ def _fit_mlp_chunk(
     progress: Any,
     limit: bool,
 ) -> list[tuple[np.ndarray, int, bool]]:
-    from modelcompare._foundation.mlp.recipe import train_mlp
+    from modelcompare._foundation.mlp.trainer import train_mlp
 
     def run() -> list[tuple[np.ndarray, int, bool]]:
         fits = train_mlp(
@@ -137,9 +149,8 @@ def _fit_mlp_chunk(
     if not limit:
         return run()
     from modelcompare._foundation.threads import limit_threads
-    from modelcompare._foundation.torch_support import import_torch
 
-    import_torch("the MLP classifier of c2st", hint="Or use classifier='logistic'.")
+    import_mlp_torch()  # a worker without torch says so before any thread limit is set
     with limit_threads():  # one BLAS/OpenMP/torch thread per worker
         return run()
 
@@ -163,7 +174,7 @@ def c2st_many(
     max_epochs: int = 10000,
     device: Any = "cpu",
     n_jobs: int | None = None,
-    batch_size: int | None = None,
+    group_size: int | None = None,
     progress: bool | Callable[[int], None] = False,
 ) -> C2STManyResult:
     """Many classifier two-sample tests in one call, the same statistic as :func:`c2st`.
@@ -180,16 +191,19 @@ def c2st_many(
         pair's stable key (see Notes).
     n_jobs : int or None
         joblib workers. ``None`` means one process, unless a ``joblib.parallel_config`` context
-        (e.g. ``backend="dask"``) says otherwise. The training groups (one per width group, or
-        per ``batch_size`` pairs; one batched network each with the torch engine) are the parallel
-        tasks; logistic fits are split evenly. Results do not depend on ``n_jobs`` or the backend.
-    batch_size : int or None
-        MLP only: at most this many pairs per training group (None: all pairs of a width). Smaller
-        batches give workers more, smaller tasks; ``batch_size=1`` reproduces :func:`c2st` bit for
-        bit (see Notes). Which pairs share a network is fixed by ``batch_size`` and the order of
-        ``pairs``, never by ``n_jobs``.
+        (e.g. ``backend="dask"``) says otherwise. The training groups (see ``group_size``) are the
+        parallel tasks; logistic fits are split evenly. Results do not depend on ``n_jobs`` or the
+        backend.
+    group_size : int or None
+        MLP only: at most this many pairs are trained together in one training group (None: all
+        pairs of one width, hidden widths and minibatch layout). With the torch engine a group is
+        one batched network; each network still uses the recipe's own optimiser minibatches of
+        ``min(200, n_train)`` rows. Smaller groups give workers more, smaller tasks;
+        ``group_size=1`` trains each pair's folds exactly as :func:`c2st` does. Which pairs share
+        a group is fixed by ``group_size`` and the order of ``pairs``, never by ``n_jobs``.
     progress : bool or callable
-        Passed to the MLP trainer in a serial run (epochs of each width group).
+        Passed to the MLP trainer in a serial run (epochs of each training group). Default False:
+        nothing is written.
 
     Returns
     -------
@@ -207,7 +221,7 @@ def c2st_many(
     the same procedure with the same seeds. Two identical pairs in a list get identical results.
 
     **Exactness.** Pair *i* gives bit for bit what ``c2st(x_i, y_i, seed=seeds[i])`` gives, with
-    either classifier and any ``batch_size``, ``n_jobs`` or backend (tested at d = 2 and 5). On the
+    either classifier and any ``group_size``, ``n_jobs`` or backend (tested at d = 2 and 5). On the
     CPU the compiled engine trains every network on its own, so this holds by construction. The
     batched torch engine (accelerators, or no C compiler) keeps each network's arithmetic
     independent of the rest of the batch: every network's parameter block is padded to 64 bytes
@@ -216,24 +230,31 @@ def c2st_many(
     partial last vector chunk, ragged steps use the same fused Adam kernel, and pairs are grouped
     by the minibatch layout of their folds (mixing layouts changes the batch's step count).
 
-    **Batching.** Each pair is balanced, z-scored, noised and split into folds exactly as
+    **Grouping.** Each pair is balanced, z-scored, noised and split into folds exactly as
     :func:`c2st` does. With the MLP, the folds of all pairs of the same width, hidden widths and
     minibatch layout are handed to the trainer together. On the CPU the compiled kernel then runs
     one call per network-epoch (no per-step overhead is left to share, so the gain over a loop of
     :func:`c2st` is small; use ``n_jobs`` for parallelism). With the torch engine they train as
     **one** batched network, folds × comparisons, each with its own rows, recipe seed, Adam state
     and stopping rule, so the per-step overhead that dominates small networks is paid once per
-    step for all comparisons (C2ST spec §4).
+    step for all comparisons.
 
     Examples
     --------
     >>> import numpy as np
     >>> from modelcompare import c2st, c2st_many
     >>> rng = np.random.default_rng(0)
-    >>> pairs = [(rng.normal(size=(100, 2)), rng.normal(s, 1, size=(100, 2))) for s in (0, 1)]
+    >>> pairs = {f"shift={s}": (rng.normal(size=(100, 2)), rng.normal(s, 1, size=(100, 2)))
+    ...          for s in (0.0, 1.0)}
     >>> many = c2st_many(pairs, classifier="logistic", seed=0)
-    >>> one = c2st(*pairs[1], classifier="logistic", seed=many.seeds[1])
-    >>> one.accuracy == many[1].accuracy
+    >>> many
+    C2STManyResult(n_pairs=2, seed_used=0)
+    >>> list(many.table.columns[:5])
+    ['pair', 'key', 'seed', 'statistic', 'pvalue']
+    >>> [bool(r.decision(alpha=0.05)) for r in many]
+    [False, True]
+    >>> one = c2st(*pairs["shift=1.0"], classifier="logistic", seed=many.seeds[1])
+    >>> one.statistic == many["shift=1.0"].statistic
     True
     """
     import joblib
@@ -244,8 +265,8 @@ def c2st_many(
     n_folds, classifier, noise_scale, hidden, max_epochs = _c2st_iv(
         n_folds, classifier, noise_scale, hidden, max_epochs
     )
-    if batch_size is not None:
-        batch_size = check_int(batch_size, "batch_size", low=1)
+    if group_size is not None:
+        group_size = check_int(group_size, "group_size", low=1)
     labels, raw, keys = _as_pairs(pairs)
     base = base_seed(seed)
 
@@ -285,7 +306,8 @@ def c2st_many(
     else:
         from modelcompare._foundation.mlp.recipe import BATCH_SIZE, FoldData
 
-        # One batched network per (width, hidden widths, minibatch layout of the folds). Entries
+        import_mlp_torch()
+        # One training group per (width, hidden widths, minibatch layout of the folds). Entries
         # whose folds have the same numbers of minibatches train bit-identically to c2st's own
         # network whatever else shares the batch; mixing layouts changes the batch's step count
         # and can move results in the last bits.
@@ -297,7 +319,7 @@ def c2st_many(
             groups.setdefault((data.shape[1], width, layout), []).append(i)
         calls = []  # (pair indices, fold data, hidden)
         for members in groups.values():
-            size = batch_size or len(members)
+            size = group_size or len(members)
             for chunk in (members[j : j + size] for j in range(0, len(members), size)):
                 fold_data = [
                     FoldData(

@@ -30,6 +30,7 @@ import numpy as np
 
 from modelcompare._foundation.mlp import recipe
 from modelcompare._foundation.mlp.recipe import (
+    Entry,
     FoldData,
     ParamLayout,
     StoppingRule,
@@ -337,14 +338,14 @@ def train_native(
     lib: ctypes.CDLL,
     layout: ParamLayout,
     folds: Sequence[FoldData],
-    entries: Sequence[Any],
+    entries: Sequence[Entry],
     init: np.ndarray,
     max_epochs: int,
     update: Callable[[int], None] | None,
 ) -> tuple[dict[int, np.ndarray], dict[int, float], dict[int, bool]]:
     """Train every entry to its stopping rule; each epoch runs one kernel call per active entry.
 
-    ``entries`` are the engine's :class:`~modelcompare._foundation.mlp.torch_engine.Entry` objects (RNG
+    ``entries`` are the recipe's :class:`~modelcompare._foundation.mlp.recipe.Entry` objects (RNG
     stream, shuffles, clocks), ``init`` their initial ParamLayout vectors. ``update`` receives the
     number of entries that ran after each epoch, as with the torch engine. Returns the final
     ParamLayout vectors, final losses and whether ``max_epochs`` stopped the entry.
@@ -387,7 +388,7 @@ def train_native(
 class _NetState:
     """One network's rows, labels and padded parameter and Adam buffers."""
 
-    def __init__(self, layout: ParamLayout, fold: FoldData, entry: Any, init: np.ndarray) -> None:
+    def __init__(self, layout: ParamLayout, fold: FoldData, entry: Entry, init: np.ndarray) -> None:
         self.entry = entry
         self.x = np.ascontiguousarray(fold.x_train, dtype=np.float32)
         self.y = np.ascontiguousarray(fold.y_train, dtype=np.float32)

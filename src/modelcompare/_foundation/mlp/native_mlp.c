@@ -1,6 +1,6 @@
 /* One epoch of scikit-learn's MLPClassifier (ReLU, logistic output, Adam) for one network, float32.
 
-   Compiled on first use by modelcompare/c2st/_native.py and called through ctypes; see that module
+   Compiled on first use by modelcompare/_foundation/mlp/native.py and called through ctypes; see that module
    for the layout of the arguments. The arithmetic follows scikit-learn's _backprop and
    AdamOptimizer step by step (bias added after the product, unnormalised output delta, gradients
    (A^T D + alpha W) / |b|, Adam with eps added to the uncorrected sqrt(v)); only the summation order

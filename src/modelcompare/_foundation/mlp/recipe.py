@@ -1,34 +1,34 @@
-"""sbibm's MLP (scikit-learn's ``MLPClassifier`` recipe): many networks trained together.
+"""sbibm's MLP recipe (scikit-learn's ``MLPClassifier``): constants and the pieces every engine shares.
 
-Every entry of ``folds`` is one network with its own training rows, seed, Adam clock and stopping
-counter; all entries share the input width and the hidden widths and are trained in one call (the
-folds of one comparison, or of many comparisons at once): by the compiled kernel on the CPU, as
-**one** batched torch network elsewhere (see below).
+This module is the leaf of the MLP engine: it imports no engine and no trainer. The engines
+(:mod:`.native`, the compiled CPU kernel, and :mod:`.torch_engine`, the batched torch network) build
+on it, and :func:`modelcompare._foundation.mlp.trainer.train_mlp` picks one of them.
 
-The recipe (C2ST spec §2, steps 6–14) is scikit-learn 1.9's ``MLPClassifier(activation="relu",
-solver="adam")`` with ``max_iter`` = ``max_epochs``:
+The recipe is scikit-learn 1.9's ``MLPClassifier(activation="relu", solver="adam")`` as sbibm's
+C2ST uses it (Lueckmann et al. 2021), with ``max_iter`` = ``max_epochs``:
 
-- Glorot-uniform initialisation with factor 6, drawn in float64 from ``RandomState(seed)`` in the
-  order W0, b0, W1, b1, …, then cast to float32 (biases are not zero);
+- Glorot-uniform initialisation with factor 6 (Glorot and Bengio 2010), drawn in float64 from
+  ``RandomState(seed)`` in the order W0, b0, W1, b1, …, then cast to float32 (biases are not zero);
 - float32 training; minibatches of ``min(200, n_train)`` taken from a fresh shuffle every epoch, the
   shuffle drawn from the same ``RandomState`` stream that drew the initialisation (and composed with
   the previous epoch's order, as ``sklearn.utils.shuffle`` does), so the batch order is the one
   scikit-learn uses for the same seed;
 - loss = mean binary cross-entropy (probabilities clipped to float32's eps, evaluated in float64)
   + (α/2B)·Σ‖W‖² with α = 1e-4 on weights only; gradients from the logits (δ = p − y);
-- scikit-learn's Adam (lr 1e-3, ε added to the uncorrected √v, t counting minibatches);
+- scikit-learn's Adam (Kingma and Ba 2015; lr 1e-3, ε added to the uncorrected √v, t counting
+  minibatches);
 - epoch loss = Σ_b L_b·|b| / n_train; stop once the loss has failed to improve on the best by more
   than 1e-4 for more than 10 epochs in a row; the last weights are kept.
 
 Two engines train the recipe; both give scikit-learn's trajectory up to float32 rounding:
 
-- **CPU: the compiled kernel** (``_native.py`` / ``_native_mlp.c``). One C call runs a whole epoch
+- **CPU: the compiled kernel** (``native.py`` / ``native_mlp.c``). One C call runs a whole epoch
   of one network (gather, forward, loss, backward, Adam) with register-tiled products and the ReLU
   fused into them; the arithmetic follows scikit-learn's ``_backprop`` and ``AdamOptimizer`` step
   by step. The shuffles, the stopping rule and the epoch loop stay in Python (one call per
   network-epoch). Each network is computed on its own, so an entry's result never depends on the
   other entries. It is built with the system C compiler on first use and cached.
-- **Accelerators, or no C compiler: the batched torch engine** (``_mlp_engine.py``), which trains
+- **Accelerators, or no C compiler: the batched torch engine** (``torch_engine.py``), which trains
   all entries as one batched network:
 
   - All parameters of all entries live in one flat float32 buffer, laid out layer-major so that
@@ -46,56 +46,76 @@ Two engines train the recipe; both give scikit-learn's trajectory up to float32 
     only host/device synchronisation per epoch is that loss vector, which drives the stopping rule.
   - A finished entry is dropped from every buffer (compaction), so the cost follows the sum of the
     epochs, not k times the longest fold.
+
+References
+----------
+.. [1] Lueckmann, J.-M. et al. (2021). Benchmarking simulation-based inference. AISTATS.
+.. [2] Glorot, X. and Bengio, Y. (2010). Understanding the difficulty of training deep feedforward
+   neural networks. AISTATS.
+.. [3] Kingma, D. P. and Ba, J. (2015). Adam: a method for stochastic optimization. ICLR.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from modelcompare._foundation.torch_support import import_torch, resolve_device
-from modelcompare._foundation.validation import check_choice
+__all__ = [
+    "ADAM_EPS",
+    "ALPHA",
+    "BATCH_SIZE",
+    "BETA1",
+    "BETA2",
+    "EPS32",
+    "LEARNING_RATE",
+    "N_ITER_NO_CHANGE",
+    "TOL",
+    "Entry",
+    "FoldData",
+    "ParamLayout",
+    "StoppingRule",
+    "adam_step_size",
+    "forward_logits",
+    "glorot_init",
+]
 
-__all__ = ["FoldData", "MLPFoldFit", "train_mlp"]
-
-ALPHA = 1e-4
-LEARNING_RATE = 1e-3
+# scikit-learn's MLPClassifier defaults, as sbibm's C2ST uses them
+ALPHA = 1e-4  # L2 penalty on the weights (not the biases)
+LEARNING_RATE = 1e-3  # Adam's learning_rate_init
 BETA1 = 0.9
 BETA2 = 0.999
 ADAM_EPS = 1e-8
-TOL = 1e-4
+TOL = 1e-4  # the stopping rule's improvement threshold
 N_ITER_NO_CHANGE = 10
-BATCH_SIZE = 200
-EPS32 = float(np.finfo(np.float32).eps)
-
-# Use torch's fused Adam kernel (one call per step) when it is available; the hand-written update is
-# the fallback and the reference the tests compare it with.
-USE_FUSED_ADAM = True
+BATCH_SIZE = 200  # the optimiser minibatch: min(BATCH_SIZE, n_train) rows
+EPS32 = float(np.finfo(np.float32).eps)  # probabilities are clipped to [EPS32, 1 - EPS32]
 
 
 @dataclass(frozen=True, eq=False)
 class FoldData:
-    """One network to train: a fold's training rows, labels, test rows and its recipe seed."""
+    """One network to train.
+
+    Attributes
+    ----------
+    x_train : numpy.ndarray, shape (n_train, d)
+        Training rows (cast to float32 by the engines).
+    y_train : numpy.ndarray, shape (n_train,)
+        0/1 labels of the training rows.
+    x_test : numpy.ndarray, shape (n_test, d)
+        Rows whose logits the trained network returns.
+    seed : int
+        The recipe seed: ``RandomState(seed)`` draws the initial weights and then every epoch's
+        shuffle.
+    """
 
     x_train: np.ndarray
     y_train: np.ndarray
     x_test: np.ndarray
     seed: int
-
-
-@dataclass(frozen=True, eq=False)
-class MLPFoldFit:
-    """A trained fold: test logits, epochs run, whether max_epochs was hit, final epoch loss."""
-
-    test_logits: np.ndarray
-    epochs: int
-    hit_max: bool
-    final_loss: float
 
 
 # --------------------------------------------------------------------------------------------------
@@ -195,230 +215,27 @@ def adam_step_size(t: int) -> float:
     return LEARNING_RATE * math.sqrt(1.0 - BETA2**t) / (1.0 - BETA1**t)
 
 
-def adam_update_(theta: Any, grad: Any, m: Any, v: Any, t: int, torch: Any) -> None:
-    """One sklearn-form Adam step in place: ε is added to the *uncorrected* √v."""
-    m.lerp_(grad, 1.0 - BETA1)
-    v.mul_(BETA2).addcmul_(grad, grad, value=1.0 - BETA2)
-    theta.addcdiv_(m, torch.sqrt(v).add_(ADAM_EPS), value=-adam_step_size(t))
+class Entry:
+    """Host-side state of one network: its RNG stream, sample order, minibatch size and clocks.
 
-
-def fused_adam_update_(
-    thetas: list[Any], grads: list[Any], ms: list[Any], vs: list[Any], step: Any, t: int, torch: Any
-) -> None:
-    """The same step with torch's fused kernel.
-
-    torch divides √v by √(1−β₂ᵗ) before adding its ε, so passing ε/√(1−β₂ᵗ) reproduces
-    scikit-learn's update exactly (up to float rounding): lr/(1−β₁ᵗ) · m / ((√v + ε)/√(1−β₂ᵗ)).
+    ``rs`` is the ``RandomState`` that drew the network's initial weights; every epoch's shuffle
+    comes from the same stream, as in scikit-learn.
     """
-    step.fill_(float(t))
-    torch._fused_adam_(
-        thetas,
-        grads,
-        ms,
-        vs,
-        [],
-        [step] * len(thetas),
-        lr=LEARNING_RATE,
-        beta1=BETA1,
-        beta2=BETA2,
-        weight_decay=0.0,
-        eps=ADAM_EPS / math.sqrt(1.0 - BETA2**t),
-        amsgrad=False,
-        maximize=False,
-    )
 
+    def __init__(self, index: int, n: int, rs: np.random.RandomState) -> None:
+        self.index = index
+        self.n = n
+        self.rs = rs
+        self.order = np.arange(n)
+        self.batch = min(BATCH_SIZE, n)
+        self.n_batches = -(-n // self.batch)
+        self.t = 0  # Adam clock: minibatches done
+        self.epochs = 0
 
-def fused_adam_works(torch: Any, device: Any) -> bool:
-    if not USE_FUSED_ADAM or not hasattr(torch, "_fused_adam_"):
-        return False
-    try:
-        p = torch.ones(4, device=device)
-        g = torch.full((4,), 0.5, device=device)
-        m = torch.zeros(4, device=device)
-        v = torch.zeros(4, device=device)
-        step = torch.zeros((), device=device)
-        fused_adam_update_([p], [g], [m], [v], step, 1, torch)
-        expected = 1.0 - LEARNING_RATE * 0.05 / (math.sqrt(0.00025) + ADAM_EPS) * math.sqrt(
-            1 - BETA2
-        ) / (1 - BETA1)
-        return bool(abs(float(p[0]) - expected) < 1e-6)
-    except (RuntimeError, NotImplementedError, TypeError):
-        return False
-
-
-def _predict_logits(torch: Any, layers: list[tuple[np.ndarray, np.ndarray]], x: Any) -> np.ndarray:
-    """Test-set logits on the CPU in float32 (torch: single-threaded BLAS when the user set it)."""
-    with torch.inference_mode():
-        a = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
-        for i, (w, b) in enumerate(layers):
-            a = torch.addmm(torch.from_numpy(b), a, torch.from_numpy(w))
-            if i < len(layers) - 1:
-                a.clamp_min_(0.0)
-        return a[:, 0].numpy().astype(np.float64)
-
-
-def _progress_callback(progress: bool | Callable[[int], None]) -> tuple[Any, Any]:
-    if callable(progress):
-        return progress, None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(desc="training MLP (epochs, all folds)", unit="epoch", leave=False)
-        return bar.update, bar
-    return None, None
-
-
-def train_mlp(
-    folds: Sequence[FoldData],
-    *,
-    hidden: tuple[int, ...],
-    max_epochs: int,
-    device: Any = "cpu",
-    progress: bool | Callable[[int], None] = False,
-    engine: str = "auto",
-) -> list[MLPFoldFit]:
-    """Train one sbibm MLP per entry of ``folds`` (C2ST spec §2).
-
-    On the CPU the compiled kernel (``_native``) trains each network in one call per epoch; on an
-    accelerator, or where no C compiler is available, all entries are batched as one torch network.
-
-    Parameters
-    ----------
-    folds : sequence of FoldData
-        One entry per network. Entries share the input width; their row counts and seeds may
-        differ (e.g. folds of different comparisons).
-    hidden : tuple of int
-        Hidden-layer widths (ReLU); the output is one logistic unit.
-    max_epochs : int
-        Cap on epochs per entry (scikit-learn's ``max_iter``).
-    device : str or torch.device
-        ``"cpu"``, ``"cuda"``, ``"mps"``, ``"gpu"`` or ``"auto"``.
-    progress : bool or callable
-        ``True`` shows a tqdm bar on stderr; a callable receives the number of epochs (summed over
-        entries) completed since its last call.
-    engine : {"auto", "native", "torch"}
-        ``"auto"``: the compiled kernel on the CPU when it builds (and ``MODELCOMPARE_NATIVE`` is
-        not ``0``), else the batched torch engine. ``"native"`` demands the kernel, ``"torch"``
-        forces the batched engine.
-
-    Returns
-    -------
-    list of MLPFoldFit
-        In the order of ``folds``: test-set logits, epochs run, whether ``max_epochs`` was reached
-        before the stopping rule, and the last epoch's training loss.
-    """
-    torch = import_torch(
-        "the MLP classifier of c2st",
-        hint="Or use classifier='logistic', which needs no torch.",
-    )
-    from modelcompare._foundation.mlp import native as _native
-    from modelcompare._foundation.mlp.torch_engine import Entry, run_batched
-
-    dev = resolve_device(device, torch)
-    kernel = _choose_kernel(engine, dev)
-    if len(folds) == 0:
-        return []
-    d = int(folds[0].x_train.shape[1])
-    if any(int(f.x_train.shape[1]) != d or int(f.x_test.shape[1]) != d for f in folds):
-        msg = "all entries of `folds` must have the same number of columns."
-        raise ValueError(msg)
-    layout = ParamLayout((d, *hidden, 1))
-    entries = []
-    init = np.empty((len(folds), layout.size), dtype=np.float32)
-    for j, f in enumerate(folds):
-        rs = np.random.RandomState(int(f.seed))
-        init[j] = layout.pack(glorot_init(rs, layout.sizes))
-        entries.append(Entry(j, int(f.x_train.shape[0]), rs))
-
-    update, bar = _progress_callback(progress)
-    final_theta: dict[int, np.ndarray] = {}
-    final_loss: dict[int, float] = {}
-    hit_max: dict[int, bool] = {}
-    if kernel is not None and len(layout.sizes) - 1 > _native.MAX_LAYERS:
-        if engine == "native":
-            msg = f"`engine` 'native' takes at most {_native.MAX_LAYERS} layers; use 'torch'."
-            raise ValueError(msg)
-        kernel = None
-    if kernel is not None:
-        try:
-            final_theta, final_loss, hit_max = _native.train_native(
-                kernel, layout, folds, entries, init, max_epochs, update
-            )
-        finally:
-            if bar is not None:
-                bar.close()
-        return _fits(torch, layout, folds, entries, final_theta, final_loss, hit_max)
-    # A minibatch step is a few dozen tiny kernels: on the CPU, intra-op threads only add
-    # synchronisation (a 300 vs 300 fit took 32 s with two threads on a busy 2-core machine and
-    # 0.8 s with one). Train single-threaded and restore the caller's setting; parallelism across
-    # comparisons belongs to c2st_many / joblib.
-    n_threads = torch.get_num_threads()
-    single = dev.type == "cpu" and n_threads != 1
-    try:
-        if single:
-            torch.set_num_threads(1)
-        with torch.inference_mode():
-            run_batched(
-                torch,
-                dev,
-                layout,
-                folds,
-                entries,
-                init,
-                max_epochs,
-                update,
-                final_theta,
-                final_loss,
-                hit_max,
-            )
-    finally:
-        if single:
-            torch.set_num_threads(n_threads)
-        if bar is not None:
-            bar.close()
-
-    return _fits(torch, layout, folds, entries, final_theta, final_loss, hit_max)
-
-
-def _choose_kernel(engine: str, dev: Any) -> Any:
-    """The compiled kernel when ``engine`` and the device call for it, else None (torch engine)."""
-    from modelcompare._foundation.mlp import native as _native
-
-    engine = check_choice(engine, "engine", ("auto", "native", "torch"))
-    auto_off = dev.type != "cpu" or not _native.native_enabled()
-    if engine == "torch" or (engine == "auto" and auto_off):
-        return None
-    if dev.type != "cpu":
-        msg = f"`engine` 'native' runs on the CPU; `device` is {dev.type!r}."
-        raise ValueError(msg)
-    kernel = _native.load_kernel(respect_env=engine == "auto")
-    if kernel is None and engine == "native":
-        msg = (
-            "`engine` is 'native' but no C compiler could build the MLP kernel "
-            "(set CC, or use engine='torch')."
-        )
-        raise RuntimeError(msg)
-    return kernel
-
-
-def _fits(
-    torch: Any,
-    layout: ParamLayout,
-    folds: Sequence[FoldData],
-    entries: Sequence[Any],
-    final_theta: dict[int, np.ndarray],
-    final_loss: dict[int, float],
-    hit_max: dict[int, bool],
-) -> list[MLPFoldFit]:
-    fits = []
-    for j, f in enumerate(folds):
-        logits = _predict_logits(torch, layout.unpack(final_theta[j]), f.x_test)
-        fits.append(
-            MLPFoldFit(
-                test_logits=logits,
-                epochs=entries[j].epochs,
-                hit_max=hit_max[j],
-                final_loss=final_loss[j],
-            )
-        )
-    return fits
+    def shuffle(self) -> np.ndarray:
+        """The next epoch's sample order."""
+        # sklearn.utils.shuffle(sample_idx, random_state=rs): shuffle arange(n), then compose.
+        idx = np.arange(self.n)
+        self.rs.shuffle(idx)
+        self.order = self.order[idx]
+        return self.order

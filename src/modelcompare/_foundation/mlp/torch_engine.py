@@ -1,7 +1,9 @@
-"""The batched training engine behind :func:`modelcompare._foundation.mlp.recipe.train_mlp` (torch).
+"""The batched torch engine of the sbibm MLP: many networks trained as one.
 
-See the module docstring of ``_mlp`` for the recipe and the design; this module holds the device
-buffers, the hand-written forward/backward pass, the per-epoch gather and loss, and compaction.
+See :mod:`modelcompare._foundation.mlp.recipe` for the recipe and the design; this module holds the
+sklearn-form Adam update in torch, the device buffers, the hand-written forward/backward pass, the
+per-epoch gather and loss, and compaction. :func:`modelcompare._foundation.mlp.trainer.train_mlp`
+calls :func:`run_batched`.
 """
 
 from __future__ import annotations
@@ -15,16 +17,18 @@ import numpy as np
 from modelcompare._foundation.mlp import recipe
 from modelcompare._foundation.mlp.recipe import (
     ALPHA,
-    BATCH_SIZE,
     EPS32,
+    Entry,
     FoldData,
     ParamLayout,
     StoppingRule,
-    adam_update_,
-    fused_adam_works,
 )
 
-__all__ = ["Entry", "run_batched"]
+__all__ = ["adam_update_", "fused_adam_update_", "fused_adam_works", "run_batched"]
+
+# Use torch's fused Adam kernel (one call per step) when it is available; the hand-written update is
+# the fallback and the reference the tests compare it with.
+USE_FUSED_ADAM = True
 
 # Keep every step's L2 term for the epoch loss while that costs at most this many floats (8 MB,
 # cache-friendly); beyond it (large d, or many entries as in c2st_many) one buffer is reused and the
@@ -32,25 +36,57 @@ __all__ = ["Entry", "run_batched"]
 KEEP_L2_FLOATS = 2_000_000
 
 
-class Entry:
-    """Host-side state of one network: its RNG stream, sample order and clocks."""
+def adam_update_(theta: Any, grad: Any, m: Any, v: Any, t: int, torch: Any) -> None:
+    """One sklearn-form Adam step in place: ε is added to the *uncorrected* √v."""
+    m.lerp_(grad, 1.0 - recipe.BETA1)
+    v.mul_(recipe.BETA2).addcmul_(grad, grad, value=1.0 - recipe.BETA2)
+    theta.addcdiv_(m, torch.sqrt(v).add_(recipe.ADAM_EPS), value=-recipe.adam_step_size(t))
 
-    def __init__(self, index: int, n: int, rs: np.random.RandomState) -> None:
-        self.index = index
-        self.n = n
-        self.rs = rs
-        self.order = np.arange(n)
-        self.batch = min(BATCH_SIZE, n)
-        self.n_batches = -(-n // self.batch)
-        self.t = 0  # Adam clock: minibatches done
-        self.epochs = 0
 
-    def shuffle(self) -> np.ndarray:
-        # sklearn.utils.shuffle(sample_idx, random_state=rs): shuffle arange(n), then compose.
-        idx = np.arange(self.n)
-        self.rs.shuffle(idx)
-        self.order = self.order[idx]
-        return self.order
+def fused_adam_update_(
+    thetas: list[Any], grads: list[Any], ms: list[Any], vs: list[Any], step: Any, t: int, torch: Any
+) -> None:
+    """The same step with torch's fused kernel.
+
+    torch divides √v by √(1−β₂ᵗ) before adding its ε, so passing ε/√(1−β₂ᵗ) reproduces
+    scikit-learn's update exactly (up to float rounding): lr/(1−β₁ᵗ) · m / ((√v + ε)/√(1−β₂ᵗ)).
+    """
+    step.fill_(float(t))
+    torch._fused_adam_(
+        thetas,
+        grads,
+        ms,
+        vs,
+        [],
+        [step] * len(thetas),
+        lr=recipe.LEARNING_RATE,
+        beta1=recipe.BETA1,
+        beta2=recipe.BETA2,
+        weight_decay=0.0,
+        eps=recipe.ADAM_EPS / math.sqrt(1.0 - recipe.BETA2**t),
+        amsgrad=False,
+        maximize=False,
+    )
+
+
+def fused_adam_works(torch: Any, device: Any) -> bool:
+    """True when torch's fused Adam kernel exists on ``device`` and gives scikit-learn's step."""
+    if not USE_FUSED_ADAM or not hasattr(torch, "_fused_adam_"):
+        return False
+    try:
+        p = torch.ones(4, device=device)
+        g = torch.full((4,), 0.5, device=device)
+        m = torch.zeros(4, device=device)
+        v = torch.zeros(4, device=device)
+        step = torch.zeros((), device=device)
+        fused_adam_update_([p], [g], [m], [v], step, 1, torch)
+        lr, beta1, beta2 = recipe.LEARNING_RATE, recipe.BETA1, recipe.BETA2
+        expected = 1.0 - lr * 0.05 / (math.sqrt(0.00025) + recipe.ADAM_EPS) * math.sqrt(
+            1 - beta2
+        ) / (1 - beta1)
+        return bool(abs(float(p[0]) - expected) < 1e-6)
+    except (RuntimeError, NotImplementedError, TypeError):
+        return False
 
 
 # Elementwise kernels (sigmoid, addcmul, fused Adam) treat the last, partial vector chunk of a
