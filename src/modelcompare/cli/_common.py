@@ -104,6 +104,7 @@ def emit(
     rows: list[tuple[str, Any]] | None = None,
     started: float | None = None,
     table: str | None = None,
+    decision: bool | None = None,
 ) -> None:
     """Print a result as a table (default) or as one JSON object, then exit with the right code.
 
@@ -121,13 +122,18 @@ def emit(
         Rows of the human-readable table; defaults to the scalar fields of the result.
     table : str, optional
         A pre-formatted table printed after the rows (e.g. a pairwise comparison table).
+    decision : bool, optional
+        The library's decision at ``alpha`` (``result.decision(alpha)``); when given, it is
+        reported instead of comparing the p-value with ``alpha`` here.
     """
     from modelcompare import __version__
 
     runtime = None if started is None else time.perf_counter() - started
     pvalue = getattr(result, "pvalue", None)
     reject = None
-    if alpha is not None and pvalue is not None and not math.isnan(pvalue):
+    if alpha is not None and decision is not None:
+        reject = bool(decision)
+    elif alpha is not None and pvalue is not None and not math.isnan(pvalue):
         reject = bool(pvalue <= alpha)
     if not quiet and seed is not None:
         click.echo(f"seed used: {seed}", err=True)
