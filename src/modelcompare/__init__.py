@@ -50,10 +50,10 @@ if TYPE_CHECKING:
 
     # Rel-MMD, KID, FID
     from modelcompare.relative import (
+        FIDResult,
         KIDResult,
         RelFIDResult,
         RelMMDResult,
-        bounliphone_bandwidth,
         fid,
         kid,
         rel_mmd,
