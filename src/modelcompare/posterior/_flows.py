@@ -176,7 +176,7 @@ class ConditionalGaussianModel:
     Parameters
     ----------
     noise_cov : array-like, shape (m, m)
-        Σε. The spec's correctness cases use ``0.5 * [[1, 0.8], [0.8, 1]]``.
+        Σε, for example the correlated ``0.5 * [[1, 0.8], [0.8, 1]]``.
     prior_cov : array-like, shape (m, m), optional
         Prior covariance (identity by default).
 
