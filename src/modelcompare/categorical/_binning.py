@@ -439,7 +439,7 @@ def max_bins(
     """
     if p is None:
         assert n_rows is not None
-        return int(n_rows), "the number of pooled sample rows (Ω is known only through them)"
+        return int(n_rows), "the number of pooled sample rows; Ω is known only through them"
     if adaptive:
         limit = p.support_size + 1
         return limit, (
