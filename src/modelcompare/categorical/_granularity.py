@@ -143,7 +143,7 @@ class GranularityResult(ScoreResult):
 
 def _check_k_range(k_range: Any, s: int, limit: int, why: str) -> list[int]:
     """Sorted distinct levels, each an int in [s, limit]; checked before anything is computed."""
-    if isinstance(k_range, range) and len(k_range):  # bounded up front, never materialised first
+    if isinstance(k_range, range) and k_range:  # bounded up front, never materialised first
         top = max(k_range[0], k_range[-1])
         if top > limit:
             raise ValueError(limit_message("k_range", top, limit, why))

@@ -176,7 +176,7 @@ def check_counts(counts: Any, name: str = "counts", *, ndims: tuple[int, ...] = 
         msg = f"`{name}` must be a {want} array of counts; got shape {arr.shape}."
         raise ValueError(msg)
     if arr.size == 0:
-        msg = f"`{name}` is empty; it needs one count per bin."
+        msg = f"`{name}` is empty; it needs at least one count."
         raise ValueError(msg)
     if arr.dtype.kind == "f":
         if not np.isfinite(arr).all():
@@ -215,7 +215,7 @@ def check_probabilities(p: Any, name: str = "p", *, tol: float = 1e-6) -> np.nda
     arr = _numeric(as_numpy(p, name), name, "probabilities")
     arr = np.array(arr, dtype=np.float64).reshape(-1)
     if arr.size == 0:
-        msg = f"`{name}` is empty; it needs one probability per element."
+        msg = f"`{name}` is empty; it needs at least one probability."
         raise ValueError(msg)
     if not np.isfinite(arr).all():
         msg = f"`{name}` holds NaN or inf; probabilities must be finite."
