@@ -110,6 +110,7 @@ if TYPE_CHECKING:
         closeness_test,
         granularity,
         perturb,
+        plot_granularity,
         random_binning,
         stair_distribution,
         two_sample_closeness_test,
