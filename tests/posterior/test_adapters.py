@@ -102,12 +102,12 @@ def _simulate_from(flow, n, seed):
 def test_nflows_and_sbi_adapters_pass_the_self_check():
     fake = FakeNflows()
     theta, x = _simulate_from(NflowsFlow(fake), 10, 0)
-    assert check_flow(NflowsFlow(fake), theta, x, tolerance=1e-8).passed
+    assert check_flow(NflowsFlow(fake), theta, x, atol=1e-8).passed
     post = FakePosterior()
     adapter = as_flow(post)
     assert isinstance(adapter, SbiFlow)
     assert adapter.kind == "nflows"
-    res = check_flow(adapter, theta, x, tolerance=1e-8)
+    res = check_flow(adapter, theta, x, atol=1e-8)
     assert res.passed
     assert res.logdet_method == "flow"
 

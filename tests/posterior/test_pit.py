@@ -55,7 +55,7 @@ def test_self_check_passes_and_catches_swapped_direction(model):
     assert res.tolerance == 1e-4
     assert res.logdet_method == "flow"
     assert repr(res).startswith("FlowCheckResult(passed=True, statistic=")
-    assert check_flow(flow, theta, x, tolerance=1e-14).passed is (res.statistic <= 1e-14)
+    assert check_flow(flow, theta, x, atol=1e-14).passed is (res.statistic <= 1e-14)
 
     class FiniteDiff:  # no latent_and_logdet: finite differences of to_latent
         def to_latent(self, t, c):

@@ -10,7 +10,7 @@ import click
 
 from modelcompare._foundation.io import DataError, read_matrix
 from modelcompare._foundation.seeds import check_seed
-from modelcompare.cli._common import EXIT_REJECT, common_options, emit, handle_errors
+from modelcompare.cli._common import EXIT_REJECT, common_options, decide, emit, handle_errors
 
 
 @click.command("coverage")
@@ -107,7 +107,7 @@ def coverage_command(
         rows += [(f"{name} statistic", res.statistic), (f"{name} pvalue", res.pvalue)]
     decisions: dict[str, bool] = {}
     if alpha is not None:
-        decisions = {name: res.decision(alpha) for name, res in results.items()}
+        decisions = {name: bool(decide(res, alpha)[0]) for name, res in results.items()}
         payload["alpha"] = alpha
         payload["decisions"] = decisions
         rows += [

@@ -249,7 +249,7 @@ class FlowCheckResult(CheckResult):
     statistic : float
         The largest absolute error over the rows.
     tolerance : float
-        The tolerance it was checked against.
+        The absolute tolerance it was checked against (``check_flow``'s ``atol``).
     errors : numpy.ndarray, shape (N,)
         The absolute error of each row.
     logdet_method : str
@@ -323,7 +323,7 @@ def _logdet_finite_differences(flow: Any, theta: np.ndarray, x: np.ndarray) -> n
     return np.linalg.slogdet(jac)[1]
 
 
-def check_flow(flow: Any, theta: Any, x: Any, *, tolerance: float = 1e-4) -> FlowCheckResult:
+def check_flow(flow: Any, theta: Any, x: Any, *, atol: float = 1e-4) -> FlowCheckResult:
     """Self-check that a flow's latent is the one its density uses.
 
     Verifies ``log q(θ|x) = log N(z; 0, I) + log|det ∂z/∂θ|`` with z = ``flow.to_latent(θ, x)`` on the
@@ -337,14 +337,14 @@ def check_flow(flow: Any, theta: Any, x: Any, *, tolerance: float = 1e-4) -> Flo
         log-determinant comes from it; otherwise from central finite differences of ``to_latent``.
     theta, x : array-like, shapes (N, m) and (N, d)
         A few test points (e.g. 10 calibration pairs).
-    tolerance : float
-        Tolerance on the largest absolute error (1e-4 suits float32 torch flows; the exact affine
-        flow agrees to ~1e-12).
+    atol : float
+        Absolute tolerance on the largest error (1e-4 suits float32 torch flows; the exact affine
+        flow agrees to ~1e-12). The result stores it as ``tolerance``.
 
     Returns
     -------
     FlowCheckResult
-        ``statistic`` is the largest absolute error, ``passed`` whether it is ≤ ``tolerance``.
+        ``statistic`` is the largest absolute error, ``passed`` whether it is ≤ ``atol``.
 
     Examples
     --------
@@ -356,7 +356,7 @@ def check_flow(flow: Any, theta: Any, x: Any, *, tolerance: float = 1e-4) -> Flo
     (True, True)
     """
     theta, x = _pair_iv(theta, x)
-    tolerance = check_positive(tolerance, "tolerance")
+    atol = check_positive(atol, "atol")
     if not hasattr(flow, "log_prob"):
         msg = "`flow` has no `log_prob(theta, x)`; the self-check needs it."
         raise TypeError(msg)
@@ -372,9 +372,9 @@ def check_flow(flow: Any, theta: Any, x: Any, *, tolerance: float = 1e-4) -> Flo
     errors = np.abs(np.asarray(flow.log_prob(theta, x), dtype=float).reshape(-1) - implied)
     stat = float(np.max(errors))
     return FlowCheckResult(
-        passed=bool(stat <= tolerance),
+        passed=bool(stat <= atol),
         statistic=stat,
-        tolerance=tolerance,
+        tolerance=atol,
         errors=errors,
         logdet_method=method,
     )
