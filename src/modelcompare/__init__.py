@@ -76,7 +76,7 @@ if TYPE_CHECKING:
         NearestNeighborRegressor,
         NflowsFlow,
         NullRegressors,
-        PerAlphaRegressor,
+        PerLevelRegressor,
         SBCResult,
         SbiFlow,
         TARPResult,

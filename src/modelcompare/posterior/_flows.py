@@ -14,7 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from scipy import linalg
 
-from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.results import CheckResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import (
     check_int,
@@ -239,16 +239,39 @@ class ConditionalGaussianModel:
 
 
 @result_class
-class FlowCheckResult(Result):
-    """Outcome of :func:`check_flow`: how far log q is from log N(z) + log|det ∂z/∂θ|."""
+class FlowCheckResult(CheckResult):
+    """Outcome of :func:`check_flow`: how far log q is from log N(z) + log|det ∂z/∂θ|.
 
-    statistic: float
+    Attributes
+    ----------
+    passed : bool
+        Whether the largest error is at most ``tolerance``.
+    statistic : float
+        The largest absolute error over the rows.
+    tolerance : float
+        The absolute tolerance it was checked against (``check_flow``'s ``atol``).
+    errors : numpy.ndarray, shape (N,)
+        The absolute error of each row.
+    logdet_method : str
+        ``"flow"`` (the flow's own log-determinant) or ``"finite differences"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> model = ConditionalGaussianModel(0.5 * np.eye(2))
+    >>> theta, x = model.simulate(5, seed=0)
+    >>> res = check_flow(model.exact_flow(), theta, x)
+    >>> res.passed, res.tolerance
+    (True, 0.0001)
+    """
+
     passed: bool
-    atol: float
+    statistic: float
+    tolerance: float
     errors: np.ndarray
     logdet_method: str
 
-    _repr_fields = ("statistic", "passed", "atol", "logdet_method")
+    _repr_fields = ("passed", "statistic", "tolerance", "logdet_method")
 
 
 _EPS_BY_DTYPE = {
@@ -315,13 +338,22 @@ def check_flow(flow: Any, theta: Any, x: Any, *, atol: float = 1e-4) -> FlowChec
     theta, x : array-like, shapes (N, m) and (N, d)
         A few test points (e.g. 10 calibration pairs).
     atol : float
-        Tolerance on the largest absolute error (1e-4 suits float32 torch flows; the exact affine
-        flow agrees to ~1e-12).
+        Absolute tolerance on the largest error (1e-4 suits float32 torch flows; the exact affine
+        flow agrees to ~1e-12). The result stores it as ``tolerance``.
 
     Returns
     -------
     FlowCheckResult
         ``statistic`` is the largest absolute error, ``passed`` whether it is ≤ ``atol``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> model = ConditionalGaussianModel(0.5 * np.eye(2))
+    >>> theta, x = model.simulate(10, seed=0)
+    >>> res = check_flow(model.exact_flow(), theta, x)
+    >>> res.passed, bool(res.statistic < 1e-10)
+    (True, True)
     """
     theta, x = _pair_iv(theta, x)
     atol = check_positive(atol, "atol")
@@ -340,5 +372,9 @@ def check_flow(flow: Any, theta: Any, x: Any, *, atol: float = 1e-4) -> FlowChec
     errors = np.abs(np.asarray(flow.log_prob(theta, x), dtype=float).reshape(-1) - implied)
     stat = float(np.max(errors))
     return FlowCheckResult(
-        statistic=stat, passed=bool(stat <= atol), atol=atol, errors=errors, logdet_method=method
+        passed=bool(stat <= atol),
+        statistic=stat,
+        tolerance=atol,
+        errors=errors,
+        logdet_method=method,
     )
