@@ -16,11 +16,11 @@ if SRC.is_dir():  # document the checkout this folder belongs to, not an install
 sys.path.insert(0, str(HERE / "_ext"))
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-import modelcompare  # noqa: E402
+import modelcompare
 
 project = "modelcompare"
 author = "modelcompare developers"
-copyright = "2026, modelcompare developers"  # noqa: A001
+copyright = "2026, modelcompare developers"
 version = release = modelcompare.__version__
 
 extensions = [
@@ -53,8 +53,10 @@ exclude_patterns = [
 ]
 default_role = "py:obj"
 nitpicky = False
-smartquotes_action = "qe"  # keep "--seed" as typed in command-line help; quotes and ellipses only
-toc_object_entries_show_parents = "hide"  # "decision()" in the page TOC, not "C2STResult.decision()"
+# quotes and ellipses only: "--seed" in command-line help stays as typed
+smartquotes_action = "qe"
+# "decision()" in the page TOC, not "C2STResult.decision()"
+toc_object_entries_show_parents = "hide"
 
 # -- autodoc / autosummary / numpydoc ---------------------------------------------------------
 autosummary_generate: list[str] = []  # _ext/api_tables.py adds the pages it writes

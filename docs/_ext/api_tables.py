@@ -34,7 +34,11 @@ PARTS = {
     "_foundation": "Intervals, errors and warnings",
 }
 # public modules documented as modules (their own ``__all__``), on one page
-MODULES_PAGE = ("modules", "Kernels and densities", ("modelcompare.kernels", "modelcompare.densities"))
+MODULES_PAGE = (
+    "modules",
+    "Kernels and densities",
+    ("modelcompare.kernels", "modelcompare.densities"),
+)
 
 # the module of the result protocol: its classes below ``Result`` name the kinds of result
 PROTOCOL = "modelcompare._foundation.results"
