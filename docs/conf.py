@@ -79,13 +79,15 @@ sphinx_gallery_conf = {
     "examples_dirs": str(HERE.parent / "examples"),
     "gallery_dirs": str(HERE / "auto_examples"),
     "filename_pattern": r"/plot_",
-    "ignore_pattern": r"^(?!.*/plot_[^/]*\.py$)",
+    # matched on bare file names when collecting, on full paths when rendering
+    "ignore_pattern": r"^(?!(.*/)?plot_[^/]*\.py$)",
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "remove_config_comments": True,
     "write_computation_times": False,
     "show_signature": False,
     "image_scrapers": ("matplotlib",),
+    "capture_repr": (),  # show what an example prints, not the repr of its last expression
 }
 
 # -- HTML ----------------------------------------------------------------------------------------
