@@ -118,6 +118,11 @@ def meddistance(x: np.ndarray, *, subsample: int = 1000, seed: SeedLike = None) 
         distance is returned instead; when every row is identical, 1.0 is returned so that callers
         never divide by zero.
 
+    Raises
+    ------
+    ValueError
+        When the distances overflow float64 (data of magnitude near 1e154 or above).
+
     Notes
     -----
     The Gaussian ``bandwidth`` from this heuristic is the returned value itself (σ² = med²).
@@ -126,9 +131,17 @@ def meddistance(x: np.ndarray, *, subsample: int = 1000, seed: SeedLike = None) 
     if n > subsample:
         rng, _ = check_seed(seed)
         x = x[np.sort(rng.choice(n, size=subsample, replace=False))]
-    d2 = sq_distances(x, x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        d2 = sq_distances(x, x)
     iu = np.tril_indices(x.shape[0], k=-1)
     dist = np.sqrt(d2[iu])
+    if not np.isfinite(dist).all():
+        msg = (
+            "the pairwise distances of the data overflow float64 (largest |value| "
+            f"{float(np.max(np.abs(x))):.3g}), so the median-heuristic width is undefined; "
+            "standardise the data."
+        )
+        raise ValueError(msg)
     if dist.size == 0:
         return 1.0
     med = float(np.median(dist))

@@ -251,6 +251,13 @@ class _Tiles:
                 f"{right.shape[0]}); got {tile.shape}."
             )
             raise ValueError(msg)
+        if not np.isfinite(np.add.reduce(tile, axis=None)) and not np.isfinite(tile).all():
+            msg = (
+                f"`kernel` returned NaN or inf on rows {rows.start}–{rows.stop - 1} of `{a}` and "
+                f"{cols.start}–{cols.stop - 1} of `{b}`; a kernel must give finite values (a "
+                "polynomial kernel overflows on features of large magnitude: standardise them)."
+            )
+            raise ValueError(msg)
         return tile
 
 

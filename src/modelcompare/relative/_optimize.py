@@ -51,8 +51,14 @@ class GaussianLocationParams:
     def __post_init__(self) -> None:
         object.__setattr__(self, "bandwidth", check_positive(self.bandwidth, "bandwidth"))
         locs = np.array(self.locations, dtype=float)
-        if locs.ndim != 2 or not np.all(np.isfinite(locs)):
-            msg = f"`locations` must be a finite (J, d) array; got shape {locs.shape}."
+        if locs.ndim != 2 or locs.shape[0] < 1 or locs.shape[1] < 1:
+            msg = (
+                "`locations` must be a finite (J, d) array with at least one location (J ≥ 1); "
+                f"got shape {locs.shape}."
+            )
+            raise ValueError(msg)
+        if not np.all(np.isfinite(locs)):
+            msg = "`locations` must be finite."
             raise ValueError(msg)
         locs.setflags(write=False)
         object.__setattr__(self, "locations", locs)
@@ -187,8 +193,11 @@ def check_locations(locations: Any, d: int) -> int | np.ndarray:
     arr = np.array(as_numpy(locations, "locations"), dtype=float)
     if arr.ndim == 1 and d == 1:
         arr = arr.reshape(-1, 1)
-    if arr.ndim != 2 or arr.shape[1] != d or arr.shape[0] < 1:
+    if arr.ndim != 2 or arr.shape[1] != d:
         msg = f"`locations` must be an int J or a (J, {d}) array; got shape {arr.shape}."
+        raise ValueError(msg)
+    if arr.shape[0] < 1:
+        msg = f"`locations` must hold at least one location (J ≥ 1); got shape {arr.shape}."
         raise ValueError(msg)
     if not np.all(np.isfinite(arr)):
         msg = "`locations` must be finite."
