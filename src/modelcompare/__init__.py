@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         ModelCompareError,
         ModelCompareWarning,
         NotFittedError,
+        ResourceLimitError,
         TooFewResamplesWarning,
     )
 
