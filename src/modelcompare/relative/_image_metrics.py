@@ -14,6 +14,7 @@ import numpy as np
 import scipy.linalg
 
 from modelcompare._foundation.errors import DegenerateDataWarning, TooFewResamplesWarning
+from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import (
     ConfidenceInterval,
     ScoreResult,
@@ -122,6 +123,14 @@ def kid(
     KIDResult
         ``value`` (the mean over subsets), ``std`` and the per-subset values.
 
+    Raises
+    ------
+    ValueError
+        For bad data or options, or when the cubic kernel overflows float64.
+    ResourceLimitError
+        When ``n_subsets`` values or three ``subset_size`` × ``subset_size`` Gram matrices would
+        pass the memory limit.
+
     Notes
     -----
     The kernel is :math:`k(a, b) = (a^\top b / d + 1)^3`
@@ -160,18 +169,23 @@ def kid(
     kernel = PolynomialKernel(degree=3)
     nx, nz = x.shape[0], z.shape[0]
     full = nx * nx + nz * nz + nx * nz <= _KID_FULL_GRAM_ENTRIES
-    if full:
-        gxx, gzz, gxz = kernel(x, x), kernel(z, z), kernel(x, z)
+    check_memory(estimate_array_bytes(n_subsets), "the per-subset KID values", "n_subsets")
+    check_memory(
+        estimate_array_bytes((2 * 3, m, m)), f"three {m} × {m} subset Gram matrices", "subset_size"
+    )
     values = np.empty(n_subsets)
-    for s in range(n_subsets):
-        ix = rng.choice(nx, size=m, replace=False)
-        iz = rng.choice(nz, size=m, replace=False)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
         if full:
-            k_xx, k_zz, k_xz = gxx[np.ix_(ix, ix)], gzz[np.ix_(iz, iz)], gxz[np.ix_(ix, iz)]
-        else:
-            xs, zs = x[ix], z[iz]
-            k_xx, k_zz, k_xz = kernel(xs, xs), kernel(zs, zs), kernel(xs, zs)
-        values[s] = _mmd2_kid(k_xx, k_zz, k_xz)
+            gxx, gzz, gxz = kernel(x, x), kernel(z, z), kernel(x, z)
+        for s in range(n_subsets):
+            ix = rng.choice(nx, size=m, replace=False)
+            iz = rng.choice(nz, size=m, replace=False)
+            if full:
+                k_xx, k_zz, k_xz = gxx[np.ix_(ix, ix)], gzz[np.ix_(iz, iz)], gxz[np.ix_(ix, iz)]
+            else:
+                xs, zs = x[ix], z[iz]
+                k_xx, k_zz, k_xz = kernel(xs, xs), kernel(zs, zs), kernel(xs, zs)
+            values[s] = _mmd2_kid(k_xx, k_zz, k_xz)
     if not np.isfinite(values).all():
         msg = (
             "the KID is not finite: the cubic kernel (aᵀb/d + 1)³ overflows float64 on these "
@@ -222,6 +236,12 @@ def relative_kid(
     -------
     RelMMDResult
         As :func:`rel_mmd`; ``bandwidth`` and ``sigma2`` are None.
+
+    Raises
+    ------
+    ValueError
+        As :func:`rel_mmd`; the cubic kernel overflowing float64 (features of large magnitude)
+        is refused.
 
     Notes
     -----
@@ -558,6 +578,8 @@ def relative_fid(
         float64 on the full samples (FID is not scale-invariant: rescale all three samples by one
         common factor yourself). A bootstrap resample that overflows instead gives p = 1 and
         ``degenerate=True`` with a :class:`~modelcompare.DegenerateDataWarning`.
+    ResourceLimitError
+        When the ``n_resamples`` bootstrap differences would pass the memory limit.
 
     Notes
     -----
@@ -597,6 +619,7 @@ def relative_fid(
     check_same_width([("x", x), ("y", y), ("z", z)], what="relative FID")
     n_resamples = check_int(n_resamples, "n_resamples", low=1)
     method = check_choice(method, "method", FID_METHODS)
+    check_memory(estimate_array_bytes(n_resamples), "the bootstrap differences", "n_resamples")
     rng, seed_used = check_seed(seed)
     if n_resamples < 100:
         warnings.warn(
