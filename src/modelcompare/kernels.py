@@ -12,11 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from modelcompare._foundation.seeds import SeedLike, check_seed
-from modelcompare._foundation.validation import check_positive
+from modelcompare._foundation.validation import check_bandwidth
 
 __all__ = [
     "GaussianKernel",
     "PolynomialKernel",
+    "check_heuristic_bandwidth",
     "meddistance",
     "sigma2_from_bandwidth",
     "sq_distances",
@@ -24,8 +25,32 @@ __all__ = [
 
 
 def sigma2_from_bandwidth(bandwidth: float) -> float:
-    """Return σ² for the public ``bandwidth`` σ."""
-    return check_positive(bandwidth, "bandwidth") ** 2
+    """Return σ² for the public ``bandwidth`` σ (checked: σ² is a normal, finite float64).
+
+    >>> sigma2_from_bandwidth(2.0)
+    4.0
+    """
+    return check_bandwidth(bandwidth, "bandwidth") ** 2
+
+
+def check_heuristic_bandwidth(value: float, what: str = "the median heuristic") -> float:
+    """Check a width found by a heuristic as :func:`check_bandwidth` checks a given one.
+
+    Data whose spread is near 1e-154 or 1e154 make σ² underflow or overflow; the message then says
+    that the width came from the data, not from an argument.
+
+    >>> check_heuristic_bandwidth(1.5)
+    1.5
+    """
+    try:
+        return check_bandwidth(value, "bandwidth")
+    except ValueError:
+        msg = (
+            f"{what} gives a Gaussian width of {value:.3g}, whose square is not a normal float64 "
+            "(the data are spread over a scale near the float64 limits); standardise the data or "
+            "pass `bandwidth`."
+        )
+        raise ValueError(msg) from None
 
 
 def sq_distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -46,13 +71,21 @@ class GaussianKernel:
     Parameters
     ----------
     bandwidth : float
-        The width σ (not σ²).
+        The width σ (not σ²): finite, positive, and with σ² neither underflowing nor overflowing
+        (about 1.5e-154 ≤ σ ≤ 1.3e154).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> k = GaussianKernel(1.0)
+    >>> k(np.zeros((1, 2)), np.array([[0.0, 0.0], [1.0, 1.0]])).round(4)
+    array([[1.    , 0.3679]])
     """
 
     bandwidth: float
 
     def __post_init__(self) -> None:
-        check_positive(self.bandwidth, "bandwidth")
+        check_bandwidth(self.bandwidth, "bandwidth")
 
     @property
     def sigma2(self) -> float:
@@ -118,6 +151,11 @@ def meddistance(x: np.ndarray, *, subsample: int = 1000, seed: SeedLike = None) 
         distance is returned instead; when every row is identical, 1.0 is returned so that callers
         never divide by zero.
 
+    Raises
+    ------
+    ValueError
+        When the distances overflow float64 (data of magnitude near 1e154 or above).
+
     Notes
     -----
     The Gaussian ``bandwidth`` from this heuristic is the returned value itself (σ² = med²).
@@ -126,9 +164,17 @@ def meddistance(x: np.ndarray, *, subsample: int = 1000, seed: SeedLike = None) 
     if n > subsample:
         rng, _ = check_seed(seed)
         x = x[np.sort(rng.choice(n, size=subsample, replace=False))]
-    d2 = sq_distances(x, x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        d2 = sq_distances(x, x)
     iu = np.tril_indices(x.shape[0], k=-1)
     dist = np.sqrt(d2[iu])
+    if not np.isfinite(dist).all():
+        msg = (
+            "the pairwise distances of the data overflow float64 (largest |value| "
+            f"{float(np.max(np.abs(x))):.3g}), so the median-heuristic width is undefined; "
+            "standardise the data."
+        )
+        raise ValueError(msg)
     if dist.size == 0:
         return 1.0
     med = float(np.median(dist))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -135,3 +136,15 @@ def test_mlp_with_progress_bar(runner):
     assert payload["classifier"] == "mlp"
     assert len(payload["epochs"]) == 5
     assert "epoch" in res.stderr  # tqdm on stderr
+
+
+def test_oversized_network_exits_2_at_once(runner):
+    start = time.perf_counter()
+    res = runner.invoke(app, ["c2st", REF, SAMPLES, "--hidden", "1000000000", "--seed", "0"])
+    assert time.perf_counter() - start < 10.0
+    assert res.exit_code == 2, res.output
+    assert res.stderr.startswith("Error: ")
+    assert "lower `hidden`" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in res.stderr
+    assert res.stdout == ""

@@ -244,3 +244,25 @@ def test_ume_path(files):
     assert payload["test"] == "relative-ume"
     assert payload["statistic"] == pytest.approx(want.statistic, rel=1e-10)
     assert payload["pvalue"] == pytest.approx(want.pvalue, rel=1e-10)
+
+
+def test_overflowing_fid_is_an_error_not_a_decision(tmp_path, rng):
+    paths = []
+    for name in "pqr":
+        paths.append(tmp_path / f"{name}.npy")
+        np.save(paths[-1], rng.normal(size=(50, 2)) * 1e300)
+    out = _run("relative", *paths, "--test", "fid", "--alpha", "0.05", "--seed", "0")
+    assert out.exit_code == 3, out.output
+    assert out.stderr.startswith("Error: ")
+    assert "not finite" in out.stderr
+    assert "reject" not in out.stdout
+
+
+def test_resource_limit_exits_2(files, monkeypatch):
+    paths, _ = files
+    monkeypatch.setenv("MODELCOMPARE_MAX_MEMORY", "1K")
+    out = _run("relative", paths["p"], paths["q"], paths["r"], "--test", "mmd", "--seed", "0")
+    assert out.exit_code == 2, out.output
+    assert out.stderr.startswith("Error: ")
+    assert "MODELCOMPARE_MAX_MEMORY" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

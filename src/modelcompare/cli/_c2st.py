@@ -9,14 +9,29 @@ import click
 
 from modelcompare._foundation.io import read_matrix
 from modelcompare.cli._common import common_options, emit, handle_errors
+from modelcompare.cli._limits import exit_on_resource_limit
 
 
-def _progress_bar(quiet: bool) -> Any:
-    if quiet:
-        return None
-    from tqdm.auto import tqdm
+class _LazyBar:
+    """A tqdm bar of training epochs, opened at the first update (a refused run shows none)."""
 
-    return tqdm(desc="training MLP (epochs, all folds)", unit="epoch", leave=False)
+    def __init__(self) -> None:
+        self.bar: Any = None
+
+    def __call__(self, n: int) -> None:
+        if self.bar is None:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(desc="training MLP (epochs, all folds)", unit="epoch", leave=False)
+        self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _progress_bar(quiet: bool) -> _LazyBar | None:
+    return None if quiet else _LazyBar()
 
 
 @click.command("c2st")
@@ -40,6 +55,7 @@ def _progress_bar(quiet: bool) -> Any:
 @click.option("--columns", type=str, default=None, help="CSV/Parquet columns to use, a,b,c.")
 @common_options
 @handle_errors
+@exit_on_resource_limit
 def c2st_command(
     reference: str,
     samples: str,
@@ -90,7 +106,7 @@ def c2st_command(
             hidden=hidden_widths,
             max_epochs=max_epochs,
             device=device,
-            progress=(lambda n: bar.update(n)) if bar is not None else False,
+            progress=bar if bar is not None else False,
         )
     finally:
         if bar is not None:

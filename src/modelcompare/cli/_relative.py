@@ -9,6 +9,7 @@ import click
 
 from modelcompare._foundation.io import read_matrix
 from modelcompare.cli._common import common_options, emit, handle_errors
+from modelcompare.cli._limits import exit_on_resource_limit
 
 TESTS = ("ume", "mmd", "kid", "fid")
 
@@ -65,6 +66,7 @@ def _only_for(value: Any, option: str, allowed: tuple[str, ...], test: str) -> N
 @click.option("--columns", type=str, default=None, help="CSV/Parquet columns to use, a,b,c.")
 @common_options
 @handle_errors
+@exit_on_resource_limit
 def relative_command(
     p_samples: str,
     q_samples: str,

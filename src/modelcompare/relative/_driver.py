@@ -20,8 +20,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from modelcompare._foundation.resources import check_memory
 from modelcompare._foundation.results import TestResult, result_class
-from modelcompare._foundation.validation import check_fraction, check_positive
+from modelcompare._foundation.validation import check_bandwidth, check_bool, check_fraction
 from modelcompare.relative._core import PairedStats, guarded_pvalue
 from modelcompare.relative._optimize import (
     Bounds,
@@ -134,6 +135,10 @@ class FeatureMap(ABC):
         """The optimiser's starting σ and its σ² bounds (``None``: the test's defaults)."""
 
     @abstractmethod
+    def fit_bytes(self, j: int) -> int:
+        """Rough peak bytes of one criterion-and-gradient evaluation with ``j`` locations."""
+
+    @abstractmethod
     def criterion_and_grad(self, reg: float) -> CritGrad:
         """``f(sigma, V) -> (crit, ∂crit/∂σ, ∂crit/∂V)`` on these rows, held in memory."""
 
@@ -198,6 +203,12 @@ def fit_parameters(
     the width is optimised.
     """
     fixed = not isinstance(locations, int)
+    j = locations.shape[0] if fixed else locations
+    check_memory(
+        features.fit_bytes(j),
+        f"optimising {j} test locations on {features.n_rows} training rows",
+        "locations",
+    )
     v0 = locations if fixed else pooled_random_rows(features.pool, locations, loc_rng)
     sigma0, s2b = features.initial_width(bandwidth, opts.sigma2_bounds, med_rng)
     sigma, v, crit, nit, ok = maximise_criterion(
@@ -216,7 +227,7 @@ def _check_width_and_locations(
     features: FeatureMap, locations: Any, bandwidth: Any
 ) -> tuple[int | np.ndarray, float | None]:
     locs = check_locations(locations, features.dim)
-    bw = None if bandwidth is None else check_positive(bandwidth, "bandwidth")
+    bw = None if bandwidth is None else check_bandwidth(bandwidth, "bandwidth")
     return locs, bw
 
 
@@ -269,9 +280,7 @@ def relative_test(
     locations, bandwidth, optimize = settings.locations, settings.bandwidth, settings.optimize
     params = settings.params
     split_rng, loc_rng, med_rng = rng.spawn(3)
-    if not isinstance(optimize, bool | np.bool_):
-        msg = f"`optimize` must be True or False; got {optimize!r}."
-        raise TypeError(msg)
+    optimize = check_bool(optimize, "optimize")
     opts = optim.resolve(features.test)
     locs, bw = _check_width_and_locations(features, locations, bandwidth)
     n_train, train_crit, n_iter, optimized, converged = 0, None, None, False, None

@@ -10,7 +10,7 @@ import numpy as np
 
 from modelcompare._foundation.results import result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
-from modelcompare._foundation.validation import check_samples
+from modelcompare._foundation.validation import as_numpy, check_samples
 from modelcompare.relative._core import PairedStats, criterion_and_grad, stats_from_sums
 from modelcompare.relative._driver import (
     FeatureMap,
@@ -27,7 +27,7 @@ from modelcompare.relative._optimize import (
     default_sigma2_bounds,
     pooled_meddistance,
 )
-from modelcompare.relative._ume import _chunk_rows, gauss_block
+from modelcompare.relative._ume import _chunk_rows, check_pass_memory, gauss_block
 
 __all__ = [
     "FSSDFeatures",
@@ -56,8 +56,17 @@ def resolve_score(model: Any, name: str) -> ScoreFn:
 
 
 def eval_score(score: ScoreFn, z: np.ndarray, name: str) -> np.ndarray:
-    """Call a score function and check that it returns finite (n, d) values."""
-    out = np.asarray(score(z), dtype=float)
+    """Call a score function and check that it returns finite real (n, d) values.
+
+    The output may be a numpy array, a list or a torch tensor (detached, also with
+    ``requires_grad``); complex values are refused rather than cut to their real part.
+    """
+    raw = as_numpy(score(z), f"score({name})")
+    try:
+        out = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError):
+        msg = f"the score of `{name}` must return numbers; got dtype {raw.dtype}."
+        raise TypeError(msg) from None
     if out.shape != z.shape:
         msg = (
             f"the score of `{name}` must map (n, d) = {z.shape} to the same shape; got {out.shape}."
@@ -88,6 +97,7 @@ def fssd_stats(
     scale = 1.0 / math.sqrt(d * j)
     vn = np.einsum("ij,ij->i", locations, locations)
     rows = _chunk_rows(d, chunk_size)
+    check_pass_memory(n, d, j, rows, per_row=6 * j + 4 * d, fixed=6 * j * d)
     inv = 1.0 / sigma2
     sums = [np.zeros((j, d)), np.zeros((j, d))]
     sumsq = [0.0, 0.0]
@@ -262,6 +272,11 @@ class FSSDFeatures(FeatureMap):
         s2b = default_sigma2_bounds(med, 1e-3) if sigma2_bounds is None else sigma2_bounds
         return sigma0, s2b
 
+    def fit_bytes(self, j: int) -> int:
+        # the n × J × d differences, Stein factors, features and their gradients (about 12 live)
+        n, d = self.z.shape
+        return 8 * 12 * n * j * d
+
     def criterion_and_grad(self, reg: float) -> CritGrad:
         return fssd_criterion_and_grad(self.z, self.score_p, self.score_q, reg)
 
@@ -398,6 +413,14 @@ def rel_fssd(
     RelFSSDResult
         The statistic, its p-value (``decision(alpha)`` rejects H0 when ``pvalue <= alpha``: q
         fits better), the locations, the width and the per-location witnesses.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`modelcompare.rel_ume`; also for a score that returns NaN/inf, complex values or
+        the wrong shape.
+    ResourceLimitError
+        When the optimiser's n × J × d arrays or a test-pass chunk would pass the memory limit.
 
     Notes
     -----

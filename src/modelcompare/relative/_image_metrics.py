@@ -14,6 +14,7 @@ import numpy as np
 import scipy.linalg
 
 from modelcompare._foundation.errors import DegenerateDataWarning, TooFewResamplesWarning
+from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import (
     ConfidenceInterval,
     ScoreResult,
@@ -122,6 +123,14 @@ def kid(
     KIDResult
         ``value`` (the mean over subsets), ``std`` and the per-subset values.
 
+    Raises
+    ------
+    ValueError
+        For bad data or options, or when the cubic kernel overflows float64.
+    ResourceLimitError
+        When ``n_subsets`` values or three ``subset_size`` × ``subset_size`` Gram matrices would
+        pass the memory limit.
+
     Notes
     -----
     The kernel is :math:`k(a, b) = (a^\top b / d + 1)^3`
@@ -160,18 +169,31 @@ def kid(
     kernel = PolynomialKernel(degree=3)
     nx, nz = x.shape[0], z.shape[0]
     full = nx * nx + nz * nz + nx * nz <= _KID_FULL_GRAM_ENTRIES
-    if full:
-        gxx, gzz, gxz = kernel(x, x), kernel(z, z), kernel(x, z)
+    check_memory(estimate_array_bytes(n_subsets), "the per-subset KID values", "n_subsets")
+    check_memory(
+        estimate_array_bytes((2 * 3, m, m)), f"three {m} × {m} subset Gram matrices", "subset_size"
+    )
     values = np.empty(n_subsets)
-    for s in range(n_subsets):
-        ix = rng.choice(nx, size=m, replace=False)
-        iz = rng.choice(nz, size=m, replace=False)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
         if full:
-            k_xx, k_zz, k_xz = gxx[np.ix_(ix, ix)], gzz[np.ix_(iz, iz)], gxz[np.ix_(ix, iz)]
-        else:
-            xs, zs = x[ix], z[iz]
-            k_xx, k_zz, k_xz = kernel(xs, xs), kernel(zs, zs), kernel(xs, zs)
-        values[s] = _mmd2_kid(k_xx, k_zz, k_xz)
+            gxx, gzz, gxz = kernel(x, x), kernel(z, z), kernel(x, z)
+        for s in range(n_subsets):
+            ix = rng.choice(nx, size=m, replace=False)
+            iz = rng.choice(nz, size=m, replace=False)
+            if full:
+                k_xx, k_zz, k_xz = gxx[np.ix_(ix, ix)], gzz[np.ix_(iz, iz)], gxz[np.ix_(ix, iz)]
+            else:
+                xs, zs = x[ix], z[iz]
+                k_xx, k_zz, k_xz = kernel(xs, xs), kernel(zs, zs), kernel(xs, zs)
+            values[s] = _mmd2_kid(k_xx, k_zz, k_xz)
+    if not np.isfinite(values).all():
+        msg = (
+            "the KID is not finite: the cubic kernel (aᵀb/d + 1)³ overflows float64 on these "
+            f"features (largest |value| {max(np.max(np.abs(x)), np.max(np.abs(z))):.3g}). KID is "
+            "not scale-invariant: divide both samples by one common factor and compare on that "
+            "scale."
+        )
+        raise ValueError(msg)
     return KIDResult(
         value=float(values.mean()),
         std=float(values.std()),
@@ -215,6 +237,12 @@ def relative_kid(
     RelMMDResult
         As :func:`rel_mmd`; ``bandwidth`` and ``sigma2`` are None.
 
+    Raises
+    ------
+    ValueError
+        As :func:`rel_mmd`; the cubic kernel overflowing float64 (features of large magnitude)
+        is refused.
+
     Notes
     -----
     The statistic, variance and p-value are those of :func:`rel_mmd`; the MMD² inside is the
@@ -250,10 +278,14 @@ def relative_kid(
 
 
 def _mean_cov(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return a.mean(axis=0), np.atleast_2d(np.cov(a, rowvar=False, ddof=1))
+    # Overflow (features near the float64 limit) shows up as inf/NaN and is refused by the callers.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return a.mean(axis=0), np.atleast_2d(np.cov(a, rowvar=False, ddof=1))
 
 
 def _sqrtm(a: np.ndarray) -> np.ndarray:
+    if not np.isfinite(a).all():  # scipy raises an internal error on inf; report it as not finite
+        return np.full(a.shape, np.nan)
     with warnings.catch_warnings():
         # scipy warns on (near-)singular products; finiteness and complex parts are checked below.
         warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
@@ -263,10 +295,14 @@ def _sqrtm(a: np.ndarray) -> np.ndarray:
 
 def _trace_sqrt_product(c1: np.ndarray, c2: np.ndarray, method: str) -> float:
     """tr((C1 C2)^{1/2}) as clean-fid (``sqrtm``) or torchmetrics (``eigvals``) computes it."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        product = c1 @ c2
     if method == "eigvals":
-        eig = scipy.linalg.eigvals(c1 @ c2)
+        if not np.isfinite(product).all():
+            return float("nan")
+        eig = scipy.linalg.eigvals(product)
         return float(np.sqrt(eig.astype(complex)).real.sum())
-    covmean = _sqrtm(c1 @ c2)
+    covmean = _sqrtm(product)
     if not np.isfinite(covmean).all():
         offset = np.eye(c1.shape[0]) * _FID_EPS
         covmean = _sqrtm((c1 + offset) @ (c2 + offset))
@@ -287,10 +323,32 @@ def _trace_sqrt_product(c1: np.ndarray, c2: np.ndarray, method: str) -> float:
 def _frechet(
     mu1: np.ndarray, c1: np.ndarray, mu2: np.ndarray, c2: np.ndarray, method: str
 ) -> float:
-    diff = mu1 - mu2
-    return float(
-        diff @ diff + np.trace(c1) + np.trace(c2) - 2.0 * _trace_sqrt_product(c1, c2, method)
+    """The Fréchet distance; NaN or inf when a moment or the matrix root overflows float64."""
+    if not all(np.isfinite(a).all() for a in (mu1, c1, mu2, c2)):
+        return float("nan")
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = mu1 - mu2
+        return float(
+            diff @ diff + np.trace(c1) + np.trace(c2) - 2.0 * _trace_sqrt_product(c1, c2, method)
+        )
+
+
+def _refuse_overflow(value: float, names: str, arrays: tuple[np.ndarray, ...]) -> None:
+    """Raise a ValueError when an FID on the full samples is not finite (float64 overflow).
+
+    FID is not scale-invariant (it scales as the square of the features), so the data are not
+    rescaled behind the caller's back.
+    """
+    if np.isfinite(value):
+        return
+    largest = max(float(np.max(np.abs(a))) for a in arrays)
+    msg = (
+        f"the FID of {names} is not finite: the feature means, covariances or the square root of "
+        f"their product overflow float64 (largest |value| {largest:.3g}). FID is not "
+        "scale-invariant, so it is not rescaled here: divide all the samples by one common factor "
+        "(e.g. their largest absolute value) and compare the FIDs on that scale."
     )
+    raise ValueError(msg)
 
 
 @result_class
@@ -347,6 +405,13 @@ def fid(x: Any, z: Any, *, method: str = "sqrtm") -> FIDResult:
         ``value`` = :math:`\|m_x - m_z\|^2 + \mathrm{tr}(C_x) + \mathrm{tr}(C_z)
         - 2\,\mathrm{tr}((C_x C_z)^{1/2})`, with ddof = 1 covariances, and its mean part.
 
+    Raises
+    ------
+    ValueError
+        For mismatched widths, NaN/inf or complex input, or when the distance overflows float64
+        (features of magnitude near 1e150 or above): FID is not scale-invariant, so the data are
+        not rescaled silently.
+
     Warns
     -----
     DegenerateDataWarning
@@ -378,9 +443,11 @@ def fid(x: Any, z: Any, *, method: str = "sqrtm") -> FIDResult:
     method = check_choice(method, "method", FID_METHODS)
     mx, cx = _mean_cov(x)
     mz, cz = _mean_cov(z)
+    value = _frechet(mx, cx, mz, cz, method)
+    _refuse_overflow(value, "`x` and `z`", (x, z))
     diff = mx - mz
     return FIDResult(
-        value=_frechet(mx, cx, mz, cz, method),
+        value=value,
         mean_term=float(diff @ diff),
         method=method,
         n_x=x.shape[0],
@@ -413,7 +480,9 @@ class RelFIDResult(TestResult):
     method : str
         Matrix square root used (see :func:`fid`).
     degenerate : bool
-        True when every Δ* is equal (e.g. constant data); ``pvalue`` is then 1 unless all Δ* > 0.
+        True when every Δ* is equal (e.g. constant data; ``pvalue`` is then 1 unless all Δ* > 0),
+        or when some Δ* is not finite (features near the float64 overflow limit; ``pvalue`` is
+        then 1 and ``bootstrap_std`` NaN).
     seed_used : int or None
         Seed reproducing the resamples.
 
@@ -502,6 +571,16 @@ def relative_fid(
         The difference, its bootstrap p-value and the bootstrap distribution;
         ``confidence_interval(confidence_level)`` gives a percentile interval.
 
+    Raises
+    ------
+    ValueError
+        For mismatched widths, NaN/inf or complex input, or when FID(P, R) or FID(Q, R) overflows
+        float64 on the full samples (FID is not scale-invariant: rescale all three samples by one
+        common factor yourself). A bootstrap resample that overflows instead gives p = 1 and
+        ``degenerate=True`` with a :class:`~modelcompare.DegenerateDataWarning`.
+    ResourceLimitError
+        When the ``n_resamples`` bootstrap differences would pass the memory limit.
+
     Notes
     -----
     Each resample draws X*, Y* and Z* with replacement (sizes n_x, n_y, n_z) and computes
@@ -540,6 +619,7 @@ def relative_fid(
     check_same_width([("x", x), ("y", y), ("z", z)], what="relative FID")
     n_resamples = check_int(n_resamples, "n_resamples", low=1)
     method = check_choice(method, "method", FID_METHODS)
+    check_memory(estimate_array_bytes(n_resamples), "the bootstrap differences", "n_resamples")
     rng, seed_used = check_seed(seed)
     if n_resamples < 100:
         warnings.warn(
@@ -556,6 +636,8 @@ def relative_fid(
         return _frechet(ma, ca, mr, cr, method), _frechet(mb, cb, mr, cr, method)
 
     fid_p, fid_q = delta(x, y, z)
+    _refuse_overflow(fid_p, "`x` and `z`", (x, z))
+    _refuse_overflow(fid_q, "`y` and `z`", (y, z))
     statistic = fid_p - fid_q
     boot = np.empty(n_resamples)
     nx, ny, nz = x.shape[0], y.shape[0], z.shape[0]
@@ -565,21 +647,36 @@ def relative_fid(
         zs = z[rng.integers(0, nz, nz)]
         fp, fq = delta(xs, ys, zs)
         boot[b] = fp - fq
-    pvalue = (1.0 + float(np.count_nonzero(boot <= 0.0))) / (1.0 + n_resamples)
-    pvalue = min(pvalue, 1.0)
-    degenerate = bool(np.ptp(boot) == 0.0)
-    if degenerate:
+    n_bad = int(np.count_nonzero(~np.isfinite(boot)))
+    if n_bad or not np.isfinite(statistic):
+        # A resample whose FID overflows float64 leaves no usable null: no decision.
         warnings.warn(
-            "Every bootstrap difference is identical (constant data?); the bootstrap has no spread.",
+            f"{n_bad} of {n_resamples} bootstrap differences (or the difference itself) are not "
+            "finite: the features are near the float64 overflow limit. Returning p = 1 with "
+            "degenerate=True; divide all three samples by one common factor and rerun.",
             DegenerateDataWarning,
             stacklevel=2,
         )
+        pvalue, degenerate = 1.0, True
+        spread = float("nan")
+    else:
+        pvalue = (1.0 + float(np.count_nonzero(boot <= 0.0))) / (1.0 + n_resamples)
+        pvalue = min(pvalue, 1.0)
+        degenerate = bool(np.ptp(boot) == 0.0)
+        if degenerate:
+            warnings.warn(
+                "Every bootstrap difference is identical (constant data?); the bootstrap has no "
+                "spread.",
+                DegenerateDataWarning,
+                stacklevel=2,
+            )
+        spread = float(boot.std(ddof=1)) if n_resamples > 1 else 0.0
     return RelFIDResult(
         statistic=float(statistic),
         pvalue=float(pvalue),
         fid_p=float(fid_p),
         fid_q=float(fid_q),
-        bootstrap_std=float(boot.std(ddof=1)) if n_resamples > 1 else 0.0,
+        bootstrap_std=spread,
         n_resamples=n_resamples,
         method=method,
         degenerate=degenerate,

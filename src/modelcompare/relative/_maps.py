@@ -12,9 +12,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from modelcompare._foundation.resources import check_memory
 from modelcompare._foundation.results import Result, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
-from modelcompare._foundation.validation import check_int, check_positive, check_samples
+from modelcompare._foundation.validation import (
+    check_bandwidth,
+    check_int,
+    check_positive,
+    check_samples,
+)
 from modelcompare.relative._fssd import FSSDFeatures
 from modelcompare.relative._optimize import pooled_meddistance
 from modelcompare.relative._ume import UMEFeatures, _chunk_rows, gauss_block
@@ -132,7 +138,7 @@ def _prepare(
     if bandwidth is None:
         bw = pooled_meddistance((x, y, z), med_rng)
     else:
-        bw = check_positive(bandwidth, "bandwidth")
+        bw = check_bandwidth(bandwidth, "bandwidth")
     return x, y, z, cand, bw, reg, seed_used
 
 
@@ -289,7 +295,7 @@ def fssd_power_criterion_map(
     bw = (
         pooled_meddistance((z,), rng)
         if bandwidth is None
-        else check_positive(bandwidth, "bandwidth")
+        else check_bandwidth(bandwidth, "bandwidth")
     )
     n, d = z.shape
     sigma2 = bw * bw
@@ -359,6 +365,12 @@ def select_locations(
     -------
     LocationSelection
 
+    Raises
+    ------
+    ResourceLimitError
+        When the n × C feature matrices would pass the memory limit (fewer candidates, or fewer
+        rows, fit).
+
     Notes
     -----
     With per-candidate features ``Ψ_P[i, c] = k(xᵢ, v_c) − k(zᵢ, v_c)`` (and Ψ_Q), the J-location
@@ -382,6 +394,8 @@ def select_locations(
     )
     n, c = x.shape[0], cand.shape[0]
     j = check_int(n_locations, "n_locations", low=1, high=c)
+    # the n × C features of P and Q (chunks, then stacked) and their centred combination
+    check_memory(8 * 5 * n * c, f"the features of {c} candidates on {n} rows", "candidates")
     sigma2 = bw * bw
     rows = max(1, _chunk_rows(x.shape[1], None) * 8 // max(8, c))
     fps, fqs = zip(*_column_features(x, y, z, cand, sigma2, rows))

@@ -16,24 +16,28 @@ from typing import Any, ClassVar
 import numpy as np
 
 from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.resources import check_memory
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import (
+    check_bandwidth,
+    check_bool,
     check_choice,
     check_int,
-    check_positive,
     check_same_width,
     check_samples,
 )
-from modelcompare.kernels import GaussianKernel, sq_distances
+from modelcompare.kernels import GaussianKernel, check_heuristic_bandwidth, sq_distances
 from modelcompare.relative._core import guarded_pvalue
 
 __all__ = ["RelMMDResult", "rel_mmd"]
 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
-#: Edge of the square Gram-matrix tiles (1024² float64 = 8 MiB); about ten tiles are alive at once.
+#: Edge of the square Gram-matrix tiles (1024² float64 = 8 MiB).
 _DEFAULT_TILE = 1024
+#: Tiles alive at once in :func:`rel_mmd_moments` (about ten, with the kernel's temporaries).
+_LIVE_TILES = 10
 BANDWIDTH_METHODS = ("kmod", "matlab")
 
 
@@ -183,8 +187,16 @@ def _bounliphone_bandwidth(
     if n > max_rows:
         idx = rng.choice(n, size=max_rows, replace=False)
         x, y, z = x[idx], y[idx], z[idx]
-    d2_yz = sq_distances(y, z).ravel()
-    d2_xz = sq_distances(x, z).ravel()
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by the caller
+        d2_yz = sq_distances(y, z).ravel()
+        d2_xz = sq_distances(x, z).ravel()
+    if not (np.isfinite(d2_yz).all() and np.isfinite(d2_xz).all()):
+        largest = max(float(np.max(np.abs(a))) for a in (x, y, z))
+        msg = (
+            f"the distances between the samples overflow float64 (largest |value| {largest:.3g}), "
+            "so Bounliphone et al.'s median heuristic is undefined; standardise the data."
+        )
+        raise ValueError(msg)
     if method == "kmod":
         med_yz = _positive_or_fallback(float(np.median(d2_yz)) ** 0.5, np.sqrt(d2_yz), "distance")
         med_xz = _positive_or_fallback(float(np.median(d2_xz)) ** 0.5, np.sqrt(d2_xz), "distance")
@@ -225,18 +237,29 @@ class _Tiles:
     def __init__(self, kernel: Kernel, data: dict[str, np.ndarray]) -> None:
         self.kernel = kernel
         self.gauss = type(kernel) is GaussianKernel
+        self.tiny_width = False
         if self.gauss:
             sigma2 = kernel.sigma2  # type: ignore[attr-defined]
             center = data["z"].mean(axis=0)
             self.data = {k: v - center for k, v in data.items()}
-            self.scaled = {k: v / sigma2 for k, v in self.data.items()}
-            self.half_norm = {
-                k: np.einsum("ij,ij->i", v, v) / (2.0 * sigma2) for k, v in self.data.items()
-            }
+            norms = {k: np.einsum("ij,ij->i", v, v) for k, v in self.data.items()}
+            # With a tiny width ‖a‖²/σ² can overflow in the fast form: then form the distances
+            # first and scale them (exp of −inf is an exact 0).
+            largest = max(float(v.max(initial=0.0)) for v in norms.values())
+            self.tiny_width = largest / sigma2 > 1e300
+            self.sigma2 = sigma2
+            if not self.tiny_width:
+                self.scaled = {k: v / sigma2 for k, v in self.data.items()}
+                self.half_norm = {k: v / (2.0 * sigma2) for k, v in norms.items()}
         else:
             self.data = data
 
     def __call__(self, a: str, b: str, rows: slice, cols: slice) -> np.ndarray:
+        if self.gauss and self.tiny_width:
+            tile = sq_distances(self.data[a][rows], self.data[b][cols])
+            with np.errstate(over="ignore"):
+                tile *= -0.5 / self.sigma2
+            return np.exp(tile, out=tile)
         if self.gauss:
             tile = self.scaled[a][rows] @ self.data[b][cols].T
             tile -= self.half_norm[a][rows, None]
@@ -244,11 +267,21 @@ class _Tiles:
             np.minimum(tile, 0.0, out=tile)
             return np.exp(tile, out=tile)
         left, right = self.data[a][rows], self.data[b][cols]
-        tile = np.array(self.kernel(left, right), dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):  # non-finite tiles are refused below
+            tile = np.array(self.kernel(left, right), dtype=np.float64)
         if tile.shape != (left.shape[0], right.shape[0]):
             msg = (
                 f"`kernel` must return a Gram matrix of shape ({left.shape[0]}, "
                 f"{right.shape[0]}); got {tile.shape}."
+            )
+            raise ValueError(msg)
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = np.add.reduce(tile, axis=None)  # one cheap pass; look closer only if not finite
+        if not np.isfinite(total) and not np.isfinite(tile).all():
+            msg = (
+                f"`kernel` returned NaN or inf on rows {rows.start}–{rows.stop - 1} of `{a}` and "
+                f"{cols.start}–{cols.stop - 1} of `{b}`; a kernel must give finite values (a "
+                "polynomial kernel overflows on features of large magnitude: standardise them)."
             )
             raise ValueError(msg)
         return tile
@@ -363,6 +396,12 @@ def rel_mmd_moments(
     """
     n = x.shape[0]
     tile = _DEFAULT_TILE if chunk_size is None else chunk_size
+    edge = min(tile, n)
+    check_memory(
+        8 * _LIVE_TILES * edge * edge,
+        f"the Gram-matrix tiles of {edge} × {edge} entries",
+        "chunk_size",
+    )
     tiles = _Tiles(kernel, {"x": x, "y": y, "z": z})
     px, py = _PairSums("x", n), _PairSums("y", n)
     r_z = np.zeros(n)
@@ -441,14 +480,12 @@ def _rel_mmd_iv(
         msg = "Pass either `bandwidth` (Gaussian kernel) or `kernel`, not both."
         raise ValueError(msg)
     if bandwidth is not None:
-        bandwidth = check_positive(bandwidth, "bandwidth")
+        bandwidth = check_bandwidth(bandwidth, "bandwidth")
     if kernel is not None and not callable(kernel):
         msg = f"`kernel` must be callable (a, b) -> Gram matrix; got {type(kernel).__name__}."
         raise TypeError(msg)
     method = check_choice(method, "method", BANDWIDTH_METHODS)
-    if not isinstance(subsample, bool):
-        msg = f"`subsample` must be a bool; got {subsample!r}."
-        raise TypeError(msg)
+    subsample = check_bool(subsample, "subsample")
     if chunk_size is not None:
         chunk_size = check_int(chunk_size, "chunk_size", low=1)
     return x, y, z, bandwidth, kernel, method, subsample, chunk_size
@@ -511,7 +548,12 @@ def rel_mmd(
     ------
     ValueError
         For unequal sample sizes without ``subsample=True``, different widths, fewer than 3 rows,
-        or NaN/inf values.
+        NaN/inf values, a width whose square underflows or overflows float64, or a ``kernel``
+        that returns NaN/inf (refused rather than read as a degenerate test).
+    TypeError
+        For complex data or a ``subsample`` that is not a bool.
+    ResourceLimitError
+        When the Gram-matrix tiles (``chunk_size`` × ``chunk_size``) would pass the memory limit.
 
     Notes
     -----
@@ -568,7 +610,10 @@ def rel_mmd(
     bandwidth_method: str | None = None
     if kernel is None:
         if bandwidth is None:
-            bandwidth = _bounliphone_bandwidth(x, y, z, method=method, seed=rng)
+            bandwidth = check_heuristic_bandwidth(
+                _bounliphone_bandwidth(x, y, z, method=method, seed=rng),
+                "Bounliphone et al.'s median heuristic",
+            )
             bandwidth_method = method
         else:
             bandwidth_method = "given"

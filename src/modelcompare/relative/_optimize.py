@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
-from threadpoolctl import threadpool_limits
 
-from modelcompare._foundation.validation import as_numpy, check_positive
-from modelcompare.kernels import meddistance
+from modelcompare._foundation.threads import thread_limits
+from modelcompare._foundation.validation import as_numpy, check_bandwidth
+from modelcompare.kernels import check_heuristic_bandwidth, meddistance
 from modelcompare.relative._presets import OptimOptions
 
 __all__ = [
@@ -49,10 +49,16 @@ class GaussianLocationParams:
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "bandwidth", check_positive(self.bandwidth, "bandwidth"))
+        object.__setattr__(self, "bandwidth", check_bandwidth(self.bandwidth, "bandwidth"))
         locs = np.array(self.locations, dtype=float)
-        if locs.ndim != 2 or not np.all(np.isfinite(locs)):
-            msg = f"`locations` must be a finite (J, d) array; got shape {locs.shape}."
+        if locs.ndim != 2 or locs.shape[0] < 1 or locs.shape[1] < 1:
+            msg = (
+                "`locations` must be a finite (J, d) array with at least one location (J ≥ 1); "
+                f"got shape {locs.shape}."
+            )
+            raise ValueError(msg)
+        if not np.all(np.isfinite(locs)):
+            msg = "`locations` must be finite."
             raise ValueError(msg)
         locs.setflags(write=False)
         object.__setattr__(self, "locations", locs)
@@ -160,7 +166,9 @@ def pooled_meddistance(arrays: Sequence[np.ndarray], rng: np.random.Generator) -
         idx = np.sort(rng.choice(total, size=_MED_SUBSAMPLE, replace=False))
     else:
         idx = np.arange(total)
-    return meddistance(pooled_rows(arrays, idx), subsample=_MED_SUBSAMPLE)
+    return check_heuristic_bandwidth(
+        meddistance(pooled_rows(arrays, idx), subsample=_MED_SUBSAMPLE)
+    )
 
 
 def pooled_random_rows(
@@ -187,8 +195,11 @@ def check_locations(locations: Any, d: int) -> int | np.ndarray:
     arr = np.array(as_numpy(locations, "locations"), dtype=float)
     if arr.ndim == 1 and d == 1:
         arr = arr.reshape(-1, 1)
-    if arr.ndim != 2 or arr.shape[1] != d or arr.shape[0] < 1:
+    if arr.ndim != 2 or arr.shape[1] != d:
         msg = f"`locations` must be an int J or a (J, {d}) array; got shape {arr.shape}."
+        raise ValueError(msg)
+    if arr.shape[0] < 1:
+        msg = f"`locations` must hold at least one location (J ≥ 1); got shape {arr.shape}."
         raise ValueError(msg)
     if not np.all(np.isfinite(arr)):
         msg = "`locations` must be finite."
@@ -260,7 +271,7 @@ def maximise_criterion(
     x0 = np.concatenate([[sigma0], [] if fix_locations else v0.ravel()])
     # L-BFGS-B's own BLAS calls are tiny: with a threaded BLAS on a busy machine they cost ~1 ms
     # each in thread wake-ups (10x the whole fit at small n), so they run single-threaded.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with thread_limits(1):
         res = minimize(
             objective,
             x0,

@@ -10,7 +10,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from modelcompare._foundation.validation import check_choice, check_int, check_positive
+from modelcompare._foundation.validation import (
+    check_bandwidth,
+    check_choice,
+    check_int,
+    check_positive,
+)
 
 __all__ = ["PRESETS", "OptimOptions", "resolve_options"]
 
@@ -94,8 +99,8 @@ def resolve_options(
         except (TypeError, ValueError):
             msg = f"`bandwidth_bounds` must be a pair (low, high); got {bandwidth_bounds!r}."
             raise ValueError(msg) from None
-        lo = check_positive(lo, "bandwidth_bounds[0]")
-        hi = check_positive(hi, "bandwidth_bounds[1]")
+        lo = check_bandwidth(lo, "bandwidth_bounds[0]")
+        hi = check_bandwidth(hi, "bandwidth_bounds[1]")
         if lo > hi:
             msg = f"`bandwidth_bounds` must have low ≤ high; got ({lo}, {hi})."
             raise ValueError(msg)

@@ -7,9 +7,15 @@ from typing import Any, cast
 
 import numpy as np
 
+from modelcompare._foundation.resources import check_memory
 from modelcompare._foundation.results import result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
-from modelcompare._foundation.validation import check_int, check_same_width, check_samples
+from modelcompare._foundation.validation import (
+    check_bool,
+    check_int,
+    check_same_width,
+    check_samples,
+)
 from modelcompare.relative._core import PairedStats, criterion_and_grad, stats_from_sums
 from modelcompare.relative._driver import (
     FeatureMap,
@@ -40,15 +46,39 @@ def _chunk_rows(d: int, chunk_size: int | None) -> int:
     return max(256, _CHUNK_BYTES // (8 * d))
 
 
+def check_pass_memory(n: int, d: int, j: int, rows: int, per_row: int, fixed: int) -> None:
+    """Refuse a chunked pass whose blocks would pass the memory limit.
+
+    A chunk of ``min(rows, n)`` rows holds ``per_row`` float64 values per row (kernel blocks of J
+    columns, features, data slices); ``fixed`` float64 values (J × J or J × d sums) live throughout.
+    """
+    r = min(rows, n)
+    check_memory(8 * fixed, f"the sums over {j} test locations", "locations")
+    check_memory(8 * r * per_row, f"one chunk of {r} rows × {j} test locations", "chunk_size")
+
+
+#: Above this, ‖a‖²/σ² may overflow in the fast form of :func:`gauss_block`.
+_SAFE_SCALE = 1e300
+
+
 def gauss_block(a: np.ndarray, v: np.ndarray, vn: np.ndarray, sigma2: float) -> np.ndarray:
     """Gaussian kernel between the rows of ``a`` and of ``v`` (``vn`` = squared norms of ``v``).
 
     Computed as ``exp(min(0, (a·v − ‖a‖²/2 − ‖v‖²/2)/σ²))``: one matrix product and one pass over the
-    small (rows × J) result, never an (rows × J × d) difference array.
+    small (rows × J) result, never an (rows × J × d) difference array. When the squared norms over
+    σ² could overflow (a tiny width), the distances are formed first and scaled after.
     """
     inv = 1.0 / sigma2
+    an = np.einsum("ij,ij->i", a, a)
+    if inv * max(float(an.max(initial=0.0)), float(vn.max(initial=0.0))) > _SAFE_SCALE:
+        d2 = an[:, None] + vn[None, :]
+        d2 -= 2.0 * (a @ v.T)
+        np.maximum(d2, 0.0, out=d2)
+        with np.errstate(over="ignore"):
+            d2 *= -0.5 * inv
+        return np.exp(d2, out=d2)
     k = a @ (v.T * inv)
-    k -= (0.5 * inv) * np.einsum("ij,ij->i", a, a)[:, None]
+    k -= (0.5 * inv) * an[:, None]
     k -= (0.5 * inv) * vn[None, :]
     np.minimum(k, 0.0, out=k)
     return np.exp(k, out=k)
@@ -72,6 +102,7 @@ def ume_stats(
     j = locations.shape[0]
     vn = np.einsum("ij,ij->i", locations, locations)
     rows = _chunk_rows(d, chunk_size)
+    check_pass_memory(n, d, j, rows, per_row=6 * j + 2 * d, fixed=8 * j * j)
     total = np.zeros(2 * j)
     gram = np.zeros((2 * j, 2 * j))
     scale = 1.0 / math.sqrt(j)
@@ -232,6 +263,7 @@ class UMEFeatures(FeatureMap):
         cls, x: Any, y: Any, z: Any, *, subsample: bool, rng: np.random.Generator
     ) -> UMEFeatures:
         """Check the samples and pair their rows (subsampling to the smallest n if asked)."""
+        subsample = check_bool(subsample, "subsample")
         x, y, z = _check_xyz(x, y, z)
         x, y, z = pair_rows(
             [("x", x), ("y", y), ("z", z)], subsample=subsample, rng=rng, what="Rel-UME"
@@ -259,6 +291,12 @@ class UMEFeatures(FeatureMap):
         if sigma2_bounds is None:
             sigma2_bounds = default_sigma2_bounds(pooled_meddistance(self.pool, rng), 1e-2)
         return sigma0, sigma2_bounds
+
+    def fit_bytes(self, j: int) -> int:
+        # vstack(x, y, z), then 3n × J distances, kernel values and weights, and the n × J
+        # features, their gradients and temporaries of the criterion
+        n, d = self.x.shape
+        return 8 * (3 * n * d + 3 * 3 * n * j + 8 * n * j)
 
     def criterion_and_grad(self, reg: float) -> CritGrad:
         return ume_criterion_and_grad(self.x, self.y, self.z, reg)
@@ -410,7 +448,14 @@ def rel_ume(
     Raises
     ------
     ValueError
-        For unequal sample sizes (without ``subsample``), mismatched widths, bad options.
+        For unequal sample sizes (without ``subsample``), mismatched widths, bad options, an empty
+        set of locations, or a width (given, a bound, or from the median heuristic) whose square
+        underflows or overflows float64.
+    TypeError
+        For complex or non-numeric data, or a flag that is not a bool.
+    ResourceLimitError
+        When the optimiser's or the test pass's blocks (they grow with J and ``chunk_size``) would
+        pass the memory limit (4 GiB unless ``MODELCOMPARE_MAX_MEMORY`` says otherwise).
 
     Notes
     -----

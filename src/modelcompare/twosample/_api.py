@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import field
@@ -11,6 +12,7 @@ import numpy as np
 from sklearn.model_selection import KFold
 
 from modelcompare._foundation.errors import ConvergenceWarning, DegenerateDataWarning
+from modelcompare._foundation.resources import check_memory
 from modelcompare._foundation.results import (
     ConfidenceInterval,
     TestResult,
@@ -18,6 +20,7 @@ from modelcompare._foundation.results import (
 )
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import (
+    check_bool,
     check_choice,
     check_int,
     check_positive,
@@ -29,7 +32,10 @@ from modelcompare.twosample._inference import conditional_pvalue, corrected_inte
 __all__ = [
     "C2STResult",
     "c2st",
+    "check_flags",
+    "check_mlp_memory",
     "import_mlp_torch",
+    "mlp_memory_bytes",
     "prepare_c2st_data",
     "prepare_run",
     "recipe_seed",
@@ -252,6 +258,51 @@ def _c2st_iv(
     return n_folds, classifier, noise_scale, hidden, max_epochs
 
 
+def check_flags(z_score: Any, progress: Any) -> tuple[bool, bool | Callable[[int], None]]:
+    """``z_score`` must be a bool; ``progress`` a bool or a callable."""
+    z_score = check_bool(z_score, "z_score")
+    if not callable(progress):
+        progress = check_bool(progress, "progress")
+    return z_score, progress
+
+
+def mlp_memory_bytes(
+    d: int, hidden: Sequence[int], n_train: int, n_test: int, n_networks: int
+) -> int:
+    """Rough peak bytes of training ``n_networks`` sbibm MLPs together (either engine).
+
+    Per network: the float32 parameters four times over (weights, gradients, Adam's two moments)
+    and once more for the initial copy, plus one minibatch of activations and deltas per hidden
+    layer; once: the float64 Glorot draw of the largest layer and the test-set forward pass.
+    """
+    sizes = (int(d), *(int(h) for h in hidden), 1)
+    pairs = list(itertools.pairwise(sizes))
+    params = sum((a + 1) * b for a, b in pairs)
+    largest = max(a * b for a, b in pairs)
+    batch = min(200, int(n_train))
+    per_network = 5 * 4 * params + 2 * 4 * batch * sum(sizes[1:-1])
+    once = 12 * largest + 2 * 4 * int(n_test) * max(sizes)
+    return int(n_networks) * per_network + once
+
+
+def check_mlp_memory(
+    d: int,
+    hidden: Sequence[int],
+    n_train: int,
+    n_test: int,
+    n_networks: int,
+    argument: str = "hidden",
+) -> None:
+    """Refuse (``ResourceLimitError``) an MLP training run that would pass the memory limit."""
+    n_bytes = mlp_memory_bytes(d, hidden, n_train, n_test, n_networks)
+    widths = ", ".join(str(h) for h in hidden)
+    check_memory(
+        n_bytes,
+        f"training {n_networks} MLP classifier(s) of hidden widths ({widths}) on {d} features",
+        argument,
+    )
+
+
 def import_mlp_torch() -> Any:
     """torch for the MLP classifier, or a ``MissingDependencyError`` pointing to the logistic one."""
     from modelcompare._foundation.torch_support import import_torch
@@ -326,6 +377,16 @@ def c2st(
         values, epochs per fold, :meth:`~C2STResult.decision` and
         :meth:`~C2STResult.confidence_interval`.
 
+    Raises
+    ------
+    ValueError, TypeError
+        For bad data (NaN/inf or complex values, different widths, too few rows) or options
+        (e.g. a flag that is not a bool).
+    ResourceLimitError
+        When training the MLP would pass the memory limit (4 GiB unless
+        ``MODELCOMPARE_MAX_MEMORY`` says otherwise): its parameters, gradients, Adam moments and
+        activations grow with ``hidden`` and the number of features. Checked before any training.
+
     Notes
     -----
     The statistic is exactly sbibm's ``c2st``: z-score by x, KFold(shuffle=True, random_state=seed),
@@ -375,6 +436,7 @@ def c2st(
     n_folds, classifier, noise_scale, hidden, max_epochs = _c2st_iv(
         n_folds, classifier, noise_scale, hidden, max_epochs
     )
+    z_score, progress = check_flags(z_score, progress)
     data, labels, folds, m, fold_seed, seed_used = prepare_run(
         x, y, n_folds=n_folds, seed=seed, z_score=z_score, noise_scale=noise_scale
     )
@@ -389,8 +451,15 @@ def c2st(
     else:
         from modelcompare._foundation.mlp.trainer import FoldData, train_mlp
 
-        import_mlp_torch()
         hidden_used = hidden if hidden is not None else (10 * d, 10 * d)
+        check_mlp_memory(
+            d,
+            hidden_used,
+            max(tr.size for tr, _ in folds),
+            max(te.size for _, te in folds),
+            len(folds),
+        )
+        import_mlp_torch()
         fold_data = [FoldData(data[tr], labels[tr], data[te], fold_seed) for tr, te in folds]
         fits = train_mlp(
             fold_data, hidden=hidden_used, max_epochs=max_epochs, device=device, progress=progress

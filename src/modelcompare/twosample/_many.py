@@ -12,11 +12,18 @@ import numpy as np
 from modelcompare._foundation.errors import ConvergenceWarning
 from modelcompare._foundation.results import Result, result_class
 from modelcompare._foundation.seeds import SeedLike
-from modelcompare._foundation.validation import check_int, check_samples
+from modelcompare._foundation.validation import (
+    check_int,
+    check_n_jobs,
+    check_nonempty,
+    check_samples,
+)
 from modelcompare.twosample._api import (
     C2STResult,
     _c2st_iv,
     _summarise,
+    check_flags,
+    check_mlp_memory,
     import_mlp_torch,
     prepare_run,
 )
@@ -92,7 +99,7 @@ def _as_pairs(pairs: Any) -> tuple[list[Any], list[tuple[Any, Any]], list[str]]:
     if isinstance(pairs, Mapping):
         labels = list(pairs)
         raw = list(pairs.values())
-    elif isinstance(pairs, Sequence | np.ndarray) and not isinstance(pairs, str):
+    elif isinstance(pairs, Sequence | np.ndarray) and not isinstance(pairs, str | bytes):
         labels = list(range(len(pairs)))
         raw = list(pairs)
     else:
@@ -101,9 +108,7 @@ def _as_pairs(pairs: Any) -> tuple[list[Any], list[tuple[Any, Any]], list[str]]:
             f"got {type(pairs).__name__}."
         )
         raise TypeError(msg)
-    if not raw:
-        msg = "`pairs` is empty."
-        raise ValueError(msg)
+    check_nonempty(pairs, "pairs")
     out, keys = [], []
     for label, pair in zip(labels, raw, strict=True):
         if not isinstance(pair, Sequence | np.ndarray) or len(pair) != 2:
@@ -124,9 +129,9 @@ def _fit_logistic_chunk(jobs: list[tuple[np.ndarray, np.ndarray, list]], limit: 
 
     if not limit:
         return run()
-    from modelcompare._foundation.threads import limit_threads
+    from modelcompare._foundation.threads import thread_limits
 
-    with limit_threads():
+    with thread_limits(1):
         return run()
 
 
@@ -148,10 +153,10 @@ def _fit_mlp_chunk(
 
     if not limit:
         return run()
-    from modelcompare._foundation.threads import limit_threads
+    from modelcompare._foundation.threads import thread_limits
 
     import_mlp_torch()  # a worker without torch says so before any thread limit is set
-    with limit_threads():  # one BLAS/OpenMP/torch thread per worker
+    with thread_limits(1):  # one BLAS/OpenMP/torch thread per worker
         return run()
 
 
@@ -211,6 +216,15 @@ def c2st_many(
         ``results`` (one :class:`C2STResult` per pair, indexable), ``table`` (tidy DataFrame),
         ``seeds`` and ``keys``.
 
+    Raises
+    ------
+    ValueError, TypeError
+        For an empty ``pairs``, bad data in a pair, or bad options (``n_jobs=0``, a flag that is
+        not a bool, ...).
+    ResourceLimitError
+        When one training group would pass the memory limit (see :func:`c2st`); lower ``hidden``
+        or ``group_size``. Checked before any training.
+
     Notes
     -----
     **Seeds.** Pair i gets ``seeds[i] = task_seed(base, key_i)`` (see
@@ -265,6 +279,8 @@ def c2st_many(
     n_folds, classifier, noise_scale, hidden, max_epochs = _c2st_iv(
         n_folds, classifier, noise_scale, hidden, max_epochs
     )
+    z_score, progress = check_flags(z_score, progress)
+    n_jobs = check_n_jobs(n_jobs)
     if group_size is not None:
         group_size = check_int(group_size, "group_size", low=1)
     labels, raw, keys = _as_pairs(pairs)
@@ -329,6 +345,15 @@ def c2st_many(
                     for tr, te in prepared[i][2]
                 ]
                 calls.append((chunk, fold_data, hidden_of[chunk[0]]))
+        for _, fold_data, width in calls:  # before any training, each group as it will train
+            check_mlp_memory(
+                fold_data[0].x_train.shape[1],
+                width,
+                max(f.x_train.shape[0] for f in fold_data),
+                max(f.x_test.shape[0] for f in fold_data),
+                len(fold_data),
+                argument="hidden` or `group_size",
+            )
         if parallel:
             outs = joblib.Parallel(n_jobs=n_jobs)(
                 joblib.delayed(_fit_mlp_chunk)(fd, h, max_epochs, device, False, True)
