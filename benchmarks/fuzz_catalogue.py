@@ -202,6 +202,12 @@ def _ragged(v: Any) -> list[Any]:
     return [rows[0][:1], *rows[1:]]
 
 
+def _column(v: Any, value: float) -> np.ndarray:
+    out = np.array(v, dtype=float, copy=True)
+    out[:, 0] = value
+    return out
+
+
 def _scale(factor: float) -> Callable[[Any], Any]:
     return lambda v: np.asarray(v, dtype=float) * factor
 
@@ -245,6 +251,7 @@ SAMPLES: list[Mutation] = [
     ("3d", lambda v: np.asarray(v)[None], True),
     ("fortran", lambda v: np.asfortranarray(v), False),
     ("ragged", _ragged, True),
+    ("constant_column", lambda v: _column(v, 1.0), False),
 ]
 
 # evaluation points and candidates: one row is a legitimate input
@@ -489,6 +496,12 @@ _C2ST_OPTIONS = {
     "progress": FLAG,
 }
 
+# the device and the hidden widths only matter to the MLP
+_MLP_CONTEXTS = {
+    "device": {"classifier": "mlp", "max_epochs": 2},
+    "hidden": {"classifier": "mlp", "max_epochs": 2},
+}
+
 _FLOW_ROLES = {"flow": OBJECT, "theta": SAMPLES, "x": SAMPLES}
 
 
@@ -502,6 +515,7 @@ def _specs() -> list[Spec]:
             {"x": SAMPLES, "y": SAMPLES, **_C2ST_OPTIONS},
             widths=("x", "y"),
             bounded=("n_folds",),
+            contexts=_MLP_CONTEXTS,
             extras=(
                 (
                     "hidden=1e9",
@@ -530,12 +544,14 @@ def _specs() -> list[Spec]:
                     ("single", [(_normal(),)], True),
                     ("nan", [(_normal(), _with(_normal(seed=1), math.nan))], True),
                     ("width", [(_normal(), _normal(d=3))], True),
+                    ("nan_mapping", {"a": (_normal(), _with(_normal(seed=1), math.nan))}, True),
                     ("str", "pairs", True),
                 ),
                 **_C2ST_OPTIONS,
                 "n_jobs": JOBS,
                 "group_size": COUNT,
             },
+            contexts=_MLP_CONTEXTS,
         ),
         # relative fit
         Spec(
