@@ -34,8 +34,10 @@ from modelcompare._foundation.mlp.recipe import (
     FoldData,
     ParamLayout,
     StoppingRule,
+    ValidationRule,
     forward_logits,
     glorot_init,
+    validation_accuracy,
 )
 
 __all__ = [
@@ -342,19 +344,34 @@ def train_native(
     init: np.ndarray,
     max_epochs: int,
     update: Callable[[int], None] | None,
+    *,
+    rule: StoppingRule | ValidationRule | None = None,
+    validation: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
+    scores: dict[int, float] | None = None,
 ) -> tuple[dict[int, np.ndarray], dict[int, float], dict[int, bool]]:
     """Train every entry to its stopping rule; each epoch runs one kernel call per active entry.
 
     ``entries`` are the recipe's :class:`~modelcompare._foundation.mlp.recipe.Entry` objects (RNG
     stream, shuffles, clocks), ``init`` their initial ParamLayout vectors. ``update`` receives the
-    number of entries that ran after each epoch, as with the torch engine. Returns the final
-    ParamLayout vectors, final losses and whether ``max_epochs`` stopped the entry.
+    number of entries that ran after each epoch, as with the torch engine. ``rule`` is the stopping
+    rule (default: the recipe's training-loss :class:`StoppingRule`). With ``validation`` (one
+    ``(x_val, y_val)`` per fold) and a :class:`ValidationRule`, the rule watches the validation
+    accuracy after every epoch, the best-validation weights are returned and ``scores`` receives
+    each entry's best validation accuracy. Returns the final ParamLayout vectors, final losses and
+    whether ``max_epochs`` stopped the entry.
     """
     sizes = np.asarray(layout.sizes, dtype=np.int32)
     hyper = _hyper(recipe.LEARNING_RATE)
     states = [_NetState(layout, fold, e, init[e.index]) for fold, e in zip(folds, entries)]
-    rule = StoppingRule(len(states))
+    rule = StoppingRule(len(states)) if rule is None else rule
+    if validation is not None:
+        for s in states:
+            x_val, y_val = validation[s.entry.index]
+            s.x_val = np.ascontiguousarray(x_val, dtype=np.float32)
+            s.y_val = np.asarray(y_val)
+            s.best = s.theta.copy()
     loss = np.empty(len(states), dtype=np.float64)
+    score = np.empty(len(states), dtype=np.float64)
     final_theta: dict[int, np.ndarray] = {}
     final_loss: dict[int, float] = {}
     hit_max: dict[int, bool] = {}
@@ -370,15 +387,25 @@ def train_native(
                 raise MemoryError(msg)
             e.t += e.n_batches
             e.epochs += 1
-        stop = rule.update(loss[: len(states)])
+            if validation is not None:
+                layers = layout.unpack(from_padded(layout, s.theta))
+                score[j] = validation_accuracy(forward_logits(layers, s.x_val), s.y_val)
+        n_active = len(states)
+        stop = rule.update(score[:n_active] if validation is not None else loss[:n_active])
+        if validation is not None:
+            for j in np.flatnonzero(rule.improved):
+                states[j].best[:] = states[j].theta
         capped = np.array([s.entry.epochs >= max_epochs for s in states])
         if update is not None:
-            update(len(states))
+            update(n_active)
         for j, s in enumerate(states):
             if stop[j] or capped[j]:
-                final_theta[s.entry.index] = from_padded(layout, s.theta)
+                kept = s.theta if validation is None else s.best
+                final_theta[s.entry.index] = from_padded(layout, kept)
                 final_loss[s.entry.index] = float(loss[j])
                 hit_max[s.entry.index] = bool(capped[j] and not stop[j])
+                if scores is not None and validation is not None:
+                    scores[s.entry.index] = float(rule.best[j])
         keep = ~(stop | capped)
         rule.keep(keep)
         states = [s for s, kp in zip(states, keep) if kp]
@@ -395,3 +422,7 @@ class _NetState:
         self.theta = to_padded(layout, init)
         self.m = np.zeros_like(self.theta)
         self.v = np.zeros_like(self.theta)
+        # early stopping on a validation set: its rows and the best-validation weights
+        self.x_val: np.ndarray | None = None
+        self.y_val: np.ndarray | None = None
+        self.best: np.ndarray | None = None
