@@ -6,7 +6,7 @@ xgboost without declaring it), so install it apart and stub xgboost:
     pip install --no-deps --target /tmp/cde cde-diagnostics==0.3
     OMP_NUM_THREADS=1 PYTHONPATH=src:/tmp/cde python benchmarks/posterior_cde_crosscheck.py
 
-With the same deterministic kNN classifier injected into its ``classifier_dict``, an α grid strictly
+With the same deterministic kNN classifier injected into its ``classifier_dict``, a level grid strictly
 inside (0, 1) and pre-standardised x, T_i(x₀) must equal ours; its p-value (#{T_b > T}/B on the
 global ``np.random`` stream) is reproduced by feeding the same uniforms to our regressor; and its
 ``global_test`` statistic is the sum over evaluation points of ours.
@@ -48,7 +48,7 @@ def main() -> None:
     x0s = (x0 - x.mean(0)) / x.std(0)
     grid = np.linspace(0.05, 0.95, 19)
     ours = local_coverage_test(
-        p, xs, x0s, alphas=grid, regressor=NearestNeighborRegressor(k), n_null=100, seed=0
+        p, xs, x0s, levels=grid, regressor=NearestNeighborRegressor(k), n_resamples=100, seed=0
     )
     b = 50
     for e in range(len(x0)):
@@ -70,17 +70,17 @@ def main() -> None:
                 u = legacy.uniform(size=len(xs))
                 r = reg.fit(xs, u, grid, 0).predict(x0s[e : e + 1])[0]
                 t_null.append(np.mean((r - grid) ** 2))
-            p_same_stream = np.mean(np.array(t_null) > ours.statistic[i, e])
+            p_same_stream = np.mean(np.array(t_null) > ours.statistics[i, e])
             print(
-                f"x0={x0[e]} z{i + 1}: T ours={ours.statistic[i, e]:.10f} cde={t_cde:.10f} "
+                f"x0={x0[e]} z{i + 1}: T ours={ours.statistics[i, e]:.10f} cde={t_cde:.10f} "
                 f"| p cde={p_cde:.3f}, ours on its stream with its rule={p_same_stream:.3f}, "
-                f"ours (+1 rule, own stream)={ours.pvalues[i, e]:.3f}"
+                f"ours (+1 rule, own stream)={ours.covariate_pvalues[i, e]:.3f}"
             )
     np.random.seed(7)  # noqa: NPY002
     _, g_cde = global_test(
         xs, p[:, 0], x0s, alphas=grid, clf_name="kNN150", n_trials=2, return_T=True
     )
-    print(f"global statistic z1: ours={ours.global_statistic[0]:.10f} cde={g_cde:.10f}")
+    print(f"global statistic z1: ours={ours.global_statistics[0]:.10f} cde={g_cde:.10f}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Rel-UME speed and memory: the authors' numpy formulation against ours, in one run.
 
-Two measurements (issue 3, item 7):
+Two measurements:
 
 1. Fixed locations: n rows of P, Q, R, d = 50, J = 10. Reference = a faithful re-implementation of
    the kmod/kgof formulation: full n × J feature matrices from kgof's ``dist2_matrix``
@@ -194,7 +194,7 @@ def optimisation(n, d, j, train_fraction, repeat):
     n_tr = int(train_fraction * n)
     xt, yt, zt = x[:n_tr], y[:n_tr], z[:n_tr]
     opts = resolve_options("ume", None)
-    # the same start and bounds for both (kmod's recipe; see relative-fit spec §5)
+    # the same start and bounds for both (kmod's recipe)
     g = np.random.default_rng(2)
     v0 = np.vstack([xt, yt, zt])[g.choice(3 * n_tr, size=j, replace=False)]
     sigma0 = 0.5 * (pooled_meddistance((xt, zt), g) + pooled_meddistance((yt, zt), g))

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         ModelCompareError,
         ModelCompareWarning,
         NotFittedError,
+        ResourceLimitError,
         TooFewResamplesWarning,
     )
 
@@ -50,10 +51,10 @@ if TYPE_CHECKING:
 
     # Rel-MMD, KID, FID
     from modelcompare.relative import (
+        FIDResult,
         KIDResult,
         RelFIDResult,
         RelMMDResult,
-        bounliphone_bandwidth,
         fid,
         kid,
         rel_mmd,
@@ -76,7 +77,7 @@ if TYPE_CHECKING:
         NearestNeighborRegressor,
         NflowsFlow,
         NullRegressors,
-        PerAlphaRegressor,
+        PerLevelRegressor,
         SBCResult,
         SbiFlow,
         TARPResult,
@@ -110,6 +111,7 @@ if TYPE_CHECKING:
         closeness_test,
         granularity,
         perturb,
+        plot_granularity,
         random_binning,
         stair_distribution,
         two_sample_closeness_test,

@@ -1,4 +1,4 @@
-"""``modelcompare coverage`` CLI (issue 4, item 11)."""
+"""``modelcompare coverage``: the library results of the tests it runs, keyed by test name."""
 
 from __future__ import annotations
 
@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from modelcompare import ConditionalGaussianModel, local_coverage_test, pit
+from modelcompare import (
+    ConditionalGaussianModel,
+    global_coverage_test,
+    local_coverage_test,
+    pit,
+    pit_independence_test,
+)
 from modelcompare.cli import app
 
 
@@ -26,6 +32,7 @@ def files(tmp_path_factory):
     return d, p, x
 
 
+@pytest.mark.filterwarnings("ignore::modelcompare.TooFewResamplesWarning")  # small B on purpose
 def test_coverage_json_matches_library(files):
     d, p, x = files
     args = [
@@ -36,9 +43,9 @@ def test_coverage_json_matches_library(files):
         str(d / "xe.npy"),
         "--regressor",
         "knn",
-        "--n-null",
+        "--n-resamples",
         "40",
-        "--n-alphas",
+        "--n-levels",
         "19",
         "--seed",
         "3",
@@ -49,13 +56,18 @@ def test_coverage_json_matches_library(files):
     out = json.loads(res.stdout)
     assert out["test"] == "coverage"
     assert out["seed"] == 3
+    assert "decisions" not in out
     lib = local_coverage_test(
-        p, x, [[0.0, 0.0], [2.0, 2.0]], regressor="knn", n_null=40, alphas=19, seed=3
+        p, x, [[0.0, 0.0], [2.0, 2.0]], regressor="knn", n_resamples=40, levels=19, seed=3
     )
-    np.testing.assert_allclose(out["local"]["pvalue"], lib.pvalue)
-    np.testing.assert_allclose(out["local"]["statistic"], lib.statistic)
-    assert 0 < out["pvalue"] <= 1
-    assert out["independence"]["method"] == "spearman"
+    np.testing.assert_allclose(out["local_coverage"]["pvalues"], lib.pvalues)
+    np.testing.assert_allclose(out["local_coverage"]["statistics"], lib.statistics)
+    assert out["local_coverage"]["pvalue"] == lib.pvalue
+    glob = global_coverage_test(p, levels=19, seed=3)
+    assert out["global_coverage"]["pvalue"] == glob.pvalue
+    np.testing.assert_allclose(out["global_coverage"]["simultaneous_band"], glob.simultaneous_band)
+    assert 0 < out["global_coverage"]["pvalue"] <= 1
+    assert out["independence"] == pit_independence_test(p).to_dict()
 
 
 def test_coverage_table_and_global_only(files):
@@ -64,8 +76,8 @@ def test_coverage_table_and_global_only(files):
         app, ["coverage", str(d / "pit.npy"), str(d / "x.npy"), "--alpha", "0.05"]
     )
     assert res.exit_code == 0, res.output
-    assert "global pvalue (Bonferroni)" in res.stdout
-    assert "decision" in res.stdout
+    assert "global_coverage pvalue" in res.stdout
+    assert "global_coverage decision" in res.stdout
     res = CliRunner().invoke(
         app,
         [
@@ -76,16 +88,32 @@ def test_coverage_table_and_global_only(files):
             str(d / "xe.npy"),
             "--regressor",
             "knn",
-            "--n-null",
+            "--n-resamples",
             "20",
             "--eval-correction",
-            "holm",
+            "bonferroni",
             "--seed",
             "0",
         ],
     )
     assert res.exit_code == 0, res.output
-    assert "adjusted" in res.stdout
+    assert "adjusted (bonferroni)" in res.stdout
+
+
+def test_coverage_decisions_and_fail_on_reject(files):
+    d, p, _ = files
+    np.save(d / "shifted.npy", p**2)  # PIT values pushed towards 0: global uniformity fails
+    base = ["coverage", str(d / "shifted.npy"), str(d / "x.npy"), "--seed", "1", "--json"]
+    res = CliRunner().invoke(app, [*base, "--alpha", "0.05"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    glob = global_coverage_test(p**2, seed=1)
+    assert out["decisions"]["global_coverage"] is glob.decision(0.05) is True
+    assert out["alpha"] == 0.05
+    res = CliRunner().invoke(app, [*base, "--alpha", "0.05", "--fail-on-reject"])
+    assert res.exit_code == 1
+    res = CliRunner().invoke(app, [*base, "--fail-on-reject"])
+    assert res.exit_code == 0
 
 
 @pytest.mark.parametrize(

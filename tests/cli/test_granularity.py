@@ -163,15 +163,64 @@ def test_fail_on_reject_exit_code(files):
     assert ok.exit_code == 0
 
 
+def _one_line_usage_error(out, *words):
+    assert out.exit_code == 2, out.output
+    assert out.stdout == ""
+    assert out.stderr.startswith("Error: ")
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    for word in words:
+        assert word in out.stderr
+
+
 @pytest.mark.parametrize(
-    "spec",
-    ["stairs:c=6,L=6", "uniform:c=6", "stairs:c=six,L=6,stairs=2", "stairs:c=6,L=6,stairs=2,foo=1"],
+    ("spec", "word"),
+    [
+        ("stairs:c=6,L=6", "missing stairs"),
+        ("uniform:c=6", "expected 'stairs:"),
+        ("stairs:c=six,L=6,stairs=2", "not a valid int"),
+        ("stairs:c=6,L=6,stairs=2,foo=1", "'foo=1'"),
+        ("stairs:c=6,L=6,stairs=2,", "malformed entry ''"),
+        ("stairs:c=0,L=6,stairs=2", "n_categories"),
+        ("stairs:c=6,L=6,stairs=0", "n_stairs"),
+        ("stairs:c=6,L=6,stairs=3,ratio=nan", "ratio"),
+        ("stairs:c=6,L=6,stairs=3,ratio=0.5", "ratio"),
+        ("stairs:c=6,L=6,stairs=3,layout=foo", "layout"),
+        ("stairs:c=6,L=6,stairs=3,layout=sort", "n_stairs = 2"),
+        ("stairs:c=6,L=6,stairs=3,positive_fraction=2", "positive_fraction"),
+    ],
 )
-def test_bad_reference_spec_is_usage_error(files, spec):
+def test_bad_reference_spec_is_usage_error(files, spec, word):
     d, _, _ = files
     out = _run(["granularity", str(d / "x.npy"), "--reference", spec])
-    assert out.exit_code == 2
-    assert "--reference" in out.output
+    _one_line_usage_error(out, "--reference", word)
+
+
+def test_bad_reference_spec_is_found_before_the_data_is_read(files):
+    d, _, _ = files
+    out = _run(["granularity", str(d / "nope.npy"), "--reference", "stairs:c=0,L=6,stairs=2"])
+    _one_line_usage_error(out, "--reference")
+
+
+def test_k_max_is_bounded_up_front(files):
+    d, p, _ = files
+    args = ["granularity", str(d / "x.npy"), "--reference", SPEC, "--k-max"]
+    out = _run([*args, "1000000"])  # ran for minutes before the bound
+    _one_line_usage_error(out, "`--k-max`=1000000", "<= 721", "|Ω⁺| + 1")
+    _one_line_usage_error(_run([*args, "3"]), "`--k-max`=3", "s=4")
+    two = _run(
+        [
+            "granularity",
+            str(d / "x.npy"),
+            "--reference-samples",
+            str(d / "ref.npy"),
+            "--k-max",
+            "8001",
+        ]
+    )
+    _one_line_usage_error(two, "`--k-max`=8001", "<= 8000", "pooled")
+    finest = _run([*args, str(p.support_size + 1), "--seed", "0", "--json", "-q"])
+    assert finest.exit_code == 0, finest.output
+    assert json.loads(finest.stdout)["k_values"][-1] == 721
 
 
 def test_usage_errors(files):
@@ -192,8 +241,8 @@ def test_usage_errors(files):
         _run(["granularity", str(d / "x.npy"), "--reference", SPEC, "--alpha", "1.5"]).exit_code
         == 2
     )
-    assert (
-        _run(["granularity", str(d / "x.npy"), "--reference", SPEC, "--k-max", "2"]).exit_code == 2
+    _one_line_usage_error(
+        _run(["granularity", str(d / "x.npy"), "--reference", SPEC, "--k-max", "2"]), "--k-max"
     )
 
 
@@ -208,11 +257,6 @@ def test_data_errors_exit_3(files):
     table = _run(["granularity", str(d / "x.npy"), "--reference-table", str(d / "badtable.npy")])
     assert table.exit_code == 3
     assert "c**L" in table.output
-    layout = _run(
-        ["granularity", str(d / "x.npy"), "--reference", "stairs:c=6,L=6,stairs=3,layout=sort"]
-    )
-    assert layout.exit_code == 3
-    assert "n_stairs = 2" in layout.output
     mode = _run(
         [
             "granularity",

@@ -95,7 +95,7 @@ def test_fid_json_and_fail_on_reject(files):
         paths["r"],
         "--test",
         "fid",
-        "--n-bootstrap",
+        "--n-resamples",
         "120",
         "--seed",
         "1",
@@ -104,10 +104,13 @@ def test_fid_json_and_fail_on_reject(files):
     out = _run(*args)
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
-    want = relative_fid(x, y, z, n_bootstrap=120, seed=1)
+    want = relative_fid(x, y, z, n_resamples=120, seed=1)
     assert payload["statistic"] == pytest.approx(want.statistic, rel=1e-12)
     assert payload["pvalue"] == pytest.approx(want.pvalue)
-    assert payload["reject"] is True
+    assert payload["params"] == {"n_resamples": 120}
+    assert "reject" not in payload  # no level given, no decision
+    decided = json.loads(_run(*args, "--alpha", "0.05").stdout)
+    assert decided["reject"] is want.decision(0.05) is True
     rejected = _run(*args, "--alpha", "0.05", "--fail-on-reject")
     assert rejected.exit_code == 1
     # Swapping P and Q: no rejection, exit 0 even with --fail-on-reject.
@@ -118,7 +121,7 @@ def test_fid_json_and_fail_on_reject(files):
         paths["r"],
         "--test",
         "fid",
-        "--n-bootstrap",
+        "--n-resamples",
         "120",
         "--seed",
         "1",
@@ -198,7 +201,8 @@ def test_nan_exit_3(files, tmp_path, rng):
     [
         ["--test", "kid", "--bandwidth", "1.0"],
         ["--test", "fid", "--locations", "3"],
-        ["--test", "mmd", "--n-bootstrap", "50"],
+        ["--test", "mmd", "--n-resamples", "50"],
+        ["--test", "fid", "--n-bootstrap", "50"],
         ["--test", "ks"],
         ["--test", "mmd", "--bandwidth", "-1"],
     ],

@@ -1,4 +1,4 @@
-"""SBC, TARP and L-C2ST-NF comparators (issue 4, item 6)."""
+"""SBC, TARP and L-C2ST-NF comparators."""
 
 from __future__ import annotations
 
@@ -15,16 +15,20 @@ def test_sbc_exact_flow_and_pit_consistency():
     theta, x = MODEL.simulate(300, seed=0)
     flow = MODEL.exact_flow()
     s = 400
-    ranks = sbc_ranks(flow, theta, x, n_samples=s, seed=1)
+    ranks = sbc_ranks(flow, theta, x, n_posterior_samples=s, seed=1)
     assert ranks.min() >= 0
     assert ranks.max() <= s
     # the triangular flow: P_1 is the marginal CDF of θ_1, so it matches rank/S within O(1/√S)
     p1 = pit(flow, theta, x)[:, 0]
     assert np.max(np.abs(ranks[:, 0] / s - p1)) < 3 / np.sqrt(s)
-    res = sbc_test(ranks, s)
+    res = sbc_test(ranks, s, seed=0)
     assert res.pvalue > 0.01
     assert res.ranks.shape == (300, 2)
-    assert sbc_test(ranks, s, method="chi2").pvalue > 0.01
+    assert res.pvalue == min(1, 2 * res.pvalues.min()) == res.pvalues_adjusted.min()
+    assert res.n_posterior_samples == s
+    assert sbc_test(ranks, s, method="chi2", seed=0).pvalue > 0.01
+    fresh = sbc_test(ranks, s)  # fresh entropy, recorded and reproducible
+    assert sbc_test(ranks, s, seed=fresh.seed_used).pvalue == fresh.pvalue
 
 
 def test_sbc_size_and_power():
@@ -32,32 +36,35 @@ def test_sbc_size_and_power():
     reps, rej = 40, 0
     for seed in range(reps):
         theta, x = MODEL.simulate(200, seed=100 + seed)
-        rej += sbc(flow, theta, x, n_samples=50, seed=seed).pvalue <= 0.05
+        rej += sbc(flow, theta, x, n_posterior_samples=50, seed=seed).decision(0.05)
     assert stats.binomtest(rej, reps, 0.05, alternative="greater").pvalue > 0.01
     theta, x = MODEL.simulate(1000, seed=7)
-    assert sbc(MODEL.exact_flow(scale_factor=0.7), theta, x, n_samples=50, seed=0).pvalue < 1e-4
-    a = sbc(flow, theta, x, n_samples=20, seed=3)
-    b = sbc(flow, theta, x, n_samples=20, seed=3)
+    under = MODEL.exact_flow(scale_factor=0.7)
+    assert sbc(under, theta, x, n_posterior_samples=50, seed=0).pvalue < 1e-4
+    a = sbc(flow, theta, x, n_posterior_samples=20, seed=3)
+    b = sbc(flow, theta, x, n_posterior_samples=20, seed=3)
     np.testing.assert_array_equal(a.ranks, b.ranks)
     assert a.seed_used == 3
     with pytest.raises(ValueError, match="integers"):
-        sbc_test(np.full((5, 2), 30), 20)
+        sbc_test(np.full((5, 2), 30), 20, seed=0)
 
 
 def test_tarp_exact_and_dispersion_errors():
     theta, x = MODEL.simulate(1000, seed=1)
-    exact = tarp(MODEL.exact_flow(), theta, x, n_samples=100, seed=0)
+    exact = tarp(MODEL.exact_flow(), theta, x, n_posterior_samples=100, seed=0)
     assert exact.pvalue > 0.01
     assert abs(exact.atc) < 0.03
     assert exact.ecp[0] == 0
     assert exact.ecp[-1] <= 1
     assert np.all(np.diff(exact.ecp) >= 0)
-    over = tarp(MODEL.exact_flow(scale_factor=1.5), theta, x, n_samples=100, seed=0)
-    under = tarp(MODEL.exact_flow(scale_factor=0.6), theta, x, n_samples=100, seed=0)
+    over = tarp(MODEL.exact_flow(scale_factor=1.5), theta, x, n_posterior_samples=100, seed=0)
+    under = tarp(MODEL.exact_flow(scale_factor=0.6), theta, x, n_posterior_samples=100, seed=0)
     assert over.pvalue < 1e-3
     assert over.atc > 0
     assert under.pvalue < 1e-3
     assert under.atc < 0
+    assert exact.levels.size == 101
+    assert exact.n_posterior_samples == 100
     with pytest.raises(TypeError, match="sample"):
         tarp(object(), theta, x)
 
@@ -66,11 +73,13 @@ def test_lc2st_nf_quadratic_detects_local_bias_only_where_it_is():
     theta, x = MODEL.simulate(1000, seed=2)
     x0 = np.array([[2.0, 2.0], [-1.0, -1.0]])
     bias = MODEL.exact_flow(offset=lambda c: np.column_stack([1.0 * (c[:, 0] > 1), 0 * c[:, 0]]))
-    res = lc2st_nf(bias, theta, x, x0, classifier="quadratic", n_null=39, n_eval=500, seed=0)
-    assert res.pvalue[0] <= 1 / 40 + 1e-12
-    ok = lc2st_nf(
-        MODEL.exact_flow(), theta, x, x0, classifier="quadratic", n_null=39, n_eval=500, seed=0
-    )
-    assert np.all(ok.pvalue > 0.05)
+    kw = {"classifier": "quadratic", "n_resamples": 39, "n_eval": 500, "seed": 0}
+    res = lc2st_nf(bias, theta, x, x0, **kw)
+    assert res.pvalues[0] <= 1 / 40 + 1e-12
+    ok = lc2st_nf(MODEL.exact_flow(), theta, x, x0, **kw)
+    assert np.all(ok.pvalues > 0.05)
+    assert res.statistic == res.statistics.max()
+    assert res.pvalue == min(1, 2 * res.pvalues.min()) == res.pvalues_adjusted.min()
+    assert not ok.decision(0.05)
     # the null classifiers do not depend on the flow: same seed, same null
-    np.testing.assert_array_equal(res.null_statistic, ok.null_statistic)
+    np.testing.assert_array_equal(res.null_statistics, ok.null_statistics)

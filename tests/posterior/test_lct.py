@@ -1,4 +1,4 @@
-"""Local coverage tests: formulas, null cache, size, localisation, bands, determinism (issue 4)."""
+"""Local coverage tests: formulas, null cache, size, localisation, bands, determinism."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from modelcompare import (
     ConditionalGaussianModel,
     ModelCompareWarning,
     NearestNeighborRegressor,
-    PerAlphaRegressor,
+    PerLevelRegressor,
     TooFewResamplesWarning,
     fit_null_regressors,
     local_coverage_test,
@@ -32,7 +32,7 @@ def _local_bias_flow(b: float = 1.0):
     return MODEL.exact_flow(offset=lambda x: np.column_stack([b * (x[:, 0] > 1), 0 * x[:, 0]]))
 
 
-def _knn_reference(p, x, x0, alphas, k):
+def _knn_reference(p, x, x0, levels, k):
     """Independent recomputation of T_i(x0) with a plain kNN average on z-scored x."""
     xs = (x - x.mean(0)) / x.std(0)
     x0s = (x0 - x.mean(0)) / x.std(0)
@@ -40,64 +40,69 @@ def _knn_reference(p, x, x0, alphas, k):
     for e, pt in enumerate(x0s):
         idx = np.argsort(np.sum((xs - pt) ** 2, axis=1), kind="stable")[:k]
         for i in range(p.shape[1]):
-            r = np.array([(p[idx, i] <= a).mean() for a in alphas])
-            out[i, e] = np.mean((r - alphas) ** 2)
+            r = np.array([(p[idx, i] <= a).mean() for a in levels])
+            out[i, e] = np.mean((r - levels) ** 2)
     return out
 
 
+@pytest.mark.filterwarnings("ignore::modelcompare.TooFewResamplesWarning")  # small B on purpose
 def test_statistic_and_pvalue_match_independent_recomputation():
     theta, x = MODEL.simulate(400, seed=0)
     p = pit(_local_bias_flow(), theta, x)
-    alphas = np.linspace(0.05, 0.95, 19)
+    levels = np.linspace(0.05, 0.95, 19)
     res = local_coverage_test(
-        p, x, X0, alphas=alphas, regressor=NearestNeighborRegressor(50), n_null=40, seed=1
+        p, x, X0, levels=levels, regressor=NearestNeighborRegressor(50), n_resamples=40, seed=1
     )
-    np.testing.assert_allclose(res.statistic, _knn_reference(p, x, X0, alphas, 50), atol=1e-12)
-    expected_p = (1 + (res.null_statistic[:, None, :] >= res.statistic[None]).sum(0)) / 41
-    np.testing.assert_allclose(res.pvalues, expected_p)
-    np.testing.assert_allclose(res.pvalue, np.minimum(1, 2 * res.pvalues.min(0)))
+    np.testing.assert_allclose(res.statistics, _knn_reference(p, x, X0, levels, 50), atol=1e-12)
+    expected_p = (1 + (res.null_statistics[:, None, :] >= res.statistics[None]).sum(0)) / 41
+    np.testing.assert_allclose(res.covariate_pvalues, expected_p)
+    np.testing.assert_allclose(res.pvalues, np.minimum(1, 2 * res.covariate_pvalues.min(0)))
+    assert res.pvalue == min(1, 2 * res.pvalues.min())  # Holm across the two points
+    assert res.statistic == res.statistics.max()
     harmonic = local_coverage_test(
-        p, x, X0, alphas=alphas, regressor="knn", n_null=40, seed=1, correction="harmonic"
+        p, x, X0, levels=levels, regressor="knn", n_resamples=40, seed=1, correction="harmonic"
     )
-    np.testing.assert_allclose(harmonic.pvalue, np.minimum(1, 2 / (1 / harmonic.pvalues).sum(0)))
-    assert res.pvalue.min() > 0  # the +1 rule never gives 0
+    np.testing.assert_allclose(
+        harmonic.pvalues, np.minimum(1, 2 / (1 / harmonic.covariate_pvalues).sum(0))
+    )
+    assert res.pvalues.min() > 0  # the +1 rule never gives 0
     mx = local_coverage_test(
-        p, x, X0, alphas=alphas, regressor="knn", n_null=40, seed=1, statistic="max"
+        p, x, X0, levels=levels, regressor="knn", n_resamples=40, seed=1, statistic="max"
     )
-    np.testing.assert_allclose(mx.statistic, np.abs(mx.r_hat - alphas).max(-1))
+    np.testing.assert_allclose(mx.statistics, np.abs(mx.r_hat - levels).max(-1))
 
 
 @pytest.mark.filterwarnings("ignore::modelcompare.TooFewResamplesWarning")  # small B on purpose
 def test_null_cache_reuse_equals_recomputation_and_is_shared():
     theta, x = MODEL.simulate(200, seed=2)
     p = pit(MODEL.exact_flow(), theta, x)
-    kw = {"alphas": 9, "regressor": AmortizedRegressor(n_alphas_per_sample=2), "n_null": 19}
+    kw = {"levels": 9, "regressor": AmortizedRegressor(n_levels_per_sample=2), "n_resamples": 19}
     one = local_coverage_test(p, x, X0, seed=5, **kw)
     null = fit_null_regressors(x, seed=5, **kw)
     two = local_coverage_test(p, x, X0, null=null, seed=5)
-    np.testing.assert_array_equal(one.statistic, two.statistic)
-    np.testing.assert_array_equal(one.pvalues, two.pvalues)
+    np.testing.assert_array_equal(one.statistics, two.statistics)
+    np.testing.assert_array_equal(one.covariate_pvalues, two.covariate_pvalues)
     np.testing.assert_array_equal(one.band_low, two.band_low)
     # the same cache serves another evaluation set and another estimator's PIT values
     single = local_coverage_test(p, x, X0[1:], null=null, seed=5)
-    np.testing.assert_array_equal(single.null_statistic[:, 0], one.null_statistic[:, 1])
+    np.testing.assert_array_equal(single.null_statistics[:, 0], one.null_statistics[:, 1])
     other = local_coverage_test(
         pit(MODEL.exact_flow(scale_factor=1.2), theta, x), x, X0, null=null, seed=6
     )
-    np.testing.assert_array_equal(other.null_statistic, one.null_statistic)
+    np.testing.assert_array_equal(other.null_statistics, one.null_statistics)
     with pytest.raises(ValueError, match="different `x`"):
         local_coverage_test(p, x + 1, X0, null=null)
-    assert "NullRegressors(n_null=19" in repr(null)
+    assert "NullRegressors(n_resamples=19" in repr(null)
 
 
 @pytest.mark.filterwarnings("ignore::modelcompare.TooFewResamplesWarning")  # small B on purpose
 def test_determinism_same_seed_bit_identical():
     theta, x = MODEL.simulate(200, seed=3)
     p = pit(MODEL.exact_flow(), theta, x)
-    reg = AmortizedRegressor(n_alphas_per_sample=2)
-    a = local_coverage_test(p, x, X0, alphas=9, n_null=19, seed=11, regressor=reg)
-    b = local_coverage_test(p, x, X0, alphas=9, n_null=19, seed=11, regressor=reg)
-    for f in ("statistic", "pvalues", "band_low", "band_high", "null_statistic"):
+    reg = AmortizedRegressor(n_levels_per_sample=2)
+    a = local_coverage_test(p, x, X0, levels=9, n_resamples=19, seed=11, regressor=reg)
+    b = local_coverage_test(p, x, X0, levels=9, n_resamples=19, seed=11, regressor=reg)
+    for f in ("statistics", "covariate_pvalues", "band_low", "band_high", "null_statistics"):
         np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
     assert a.seed_used == 11
 
@@ -109,15 +114,17 @@ def test_amortised_default_is_monotone_cdf_and_localises_bias():
         pit(_local_bias_flow(), theta, x),
         x,
         X0,
-        alphas=19,
-        n_null=19,
-        regressor=AmortizedRegressor(n_alphas_per_sample=2),
+        levels=19,
+        n_resamples=19,
+        regressor=AmortizedRegressor(n_levels_per_sample=2),
         seed=0,
     )
     assert np.all(np.diff(res.r_hat, axis=-1) >= 0)
     assert res.regressor == "amortized-hgb"
-    assert res.pvalues[0, 0] <= 1 / 20 + 1e-12  # inside the region: the most extreme value
-    assert res.pvalue[1] > 0.05  # outside the region
+    assert (
+        res.covariate_pvalues[0, 0] <= 1 / 20 + 1e-12
+    )  # inside the region: the most extreme value
+    assert res.pvalues[1] > 0.05  # outside the region
 
 
 def test_localisation_knn_over_seeds():
@@ -130,15 +137,15 @@ def test_localisation_knn_over_seeds():
             pit(flow, theta, x),
             x,
             X0,
-            alphas=np.linspace(0.05, 0.95, 19),
+            levels=np.linspace(0.05, 0.95, 19),
             regressor="knn",
-            n_null=400,
+            n_resamples=400,
             seed=seed,
         )
-        inside_small += res.pvalues[:, 0].min() < 0.01
-        outside_rej += res.pvalue[1] <= 0.05
+        inside_small += res.covariate_pvalues[:, 0].min() < 0.01
+        outside_rej += res.pvalues[1] <= 0.05
         out = (res.r_hat < res.band_low) | (res.r_hat > res.band_high)
-        leaves_in += out[0, 0].mean()  # fraction of α where the θ_1 curve leaves the band
+        leaves_in += out[0, 0].mean()  # fraction of levels where the θ_1 curve leaves the band
         leaves_out += out[:, 1].mean()
     assert inside_small >= 0.95 * reps
     assert _ok_rate(outside_rej, reps, 0.05)
@@ -146,22 +153,23 @@ def test_localisation_knn_over_seeds():
     assert leaves_out / reps < 0.1
 
 
+@pytest.mark.filterwarnings("ignore::modelcompare.TooFewResamplesWarning")  # small B on purpose
 def test_size_exact_flow_knn():
     flow = MODEL.exact_flow()
     reps, rej = 60, np.zeros(2, int)
     for seed in range(reps):
         theta, x = MODEL.simulate(500, seed=500 + seed)
         res = local_coverage_test(
-            pit(flow, theta, x), x, X0, alphas=19, regressor="knn", n_null=50, seed=seed
+            pit(flow, theta, x), x, X0, levels=19, regressor="knn", n_resamples=50, seed=seed
         )
-        rej += res.pvalue <= 0.05
+        rej += res.pvalues <= 0.05
     assert all(_ok_rate(int(k), reps, 0.05) for k in rej)
 
 
 def test_algorithm2_band_coverage_under_null():
     rng = np.random.default_rng(8)
     x = rng.normal(size=(600, 2))
-    null = fit_null_regressors(x, alphas=19, regressor="knn", n_null=400, seed=0)
+    null = fit_null_regressors(x, levels=19, regressor="knn", n_resamples=400, seed=0)
     hits, total = 0, 0
     for _ in range(40):
         p = rng.uniform(size=(600, 1))
@@ -170,10 +178,11 @@ def test_algorithm2_band_coverage_under_null():
         total += res.r_hat[0].size
     assert 0.9 <= hits / total <= 0.99
     # the diagonal lies inside the band at every α
-    assert np.all((res.band_low <= res.alphas) & (res.band_high >= res.alphas))
+    assert np.all((res.band_low <= res.levels) & (res.band_high >= res.levels))
 
 
-def test_per_alpha_mode_and_degenerate_grid():
+@pytest.mark.filterwarnings("ignore::modelcompare.TooFewResamplesWarning")  # small B on purpose
+def test_per_level_mode_and_degenerate_grid():
     theta, x = MODEL.simulate(300, seed=9)
     p = pit(MODEL.exact_flow(), theta, x)
     with pytest.warns(ModelCompareWarning, match="Dropped"):
@@ -181,21 +190,21 @@ def test_per_alpha_mode_and_degenerate_grid():
             p,
             x,
             X0,
-            alphas=[0.0, 0.25, 0.5, 0.75, 1.0],
-            regressor=PerAlphaRegressor(LogisticRegression()),
-            n_null=40,
+            levels=[0.0, 0.25, 0.5, 0.75, 1.0],
+            regressor=PerLevelRegressor(LogisticRegression()),
+            n_resamples=40,
             seed=0,
         )
-    np.testing.assert_allclose(res.alphas, [0.25, 0.5, 0.75])
-    assert res.regressor == "per-alpha-LogisticRegression"
+    np.testing.assert_allclose(res.levels, [0.25, 0.5, 0.75])
+    assert res.regressor == "per-level-LogisticRegression"
     # constant PIT column: one-class targets are set to exactly 0 or 1, never fitted
     const = np.full_like(p, 0.5)
     res = local_coverage_test(
-        const, x, X0, alphas=[0.25, 0.75], regressor="logistic", n_null=40, seed=0
+        const, x, X0, levels=[0.25, 0.75], regressor="logistic", n_resamples=40, seed=0
     )
     np.testing.assert_allclose(res.r_hat[:, :, 0], 0.0)
     np.testing.assert_allclose(res.r_hat[:, :, 1], 1.0)
-    np.testing.assert_allclose(res.statistic, 0.0625)
+    np.testing.assert_allclose(res.statistics, 0.0625)
 
 
 @pytest.mark.filterwarnings("ignore::modelcompare.TooFewResamplesWarning")  # small B on purpose
@@ -205,50 +214,55 @@ def test_eval_correction_and_decision():
     x_eval = np.column_stack([np.linspace(-2, 2, 5)] * 2)
     for how in ("bonferroni", "holm"):
         res = local_coverage_test(
-            p, x, x_eval, alphas=19, regressor="knn", n_null=50, seed=0, eval_correction=how
+            p, x, x_eval, levels=19, regressor="knn", n_resamples=50, seed=0, eval_correction=how
         )
-        raw = res.pvalue
+        raw = res.pvalues
         if how == "bonferroni":
-            np.testing.assert_allclose(res.pvalue_adjusted, np.minimum(1, 5 * raw))
+            np.testing.assert_allclose(res.pvalues_adjusted, np.minimum(1, 5 * raw))
         else:
             order = np.argsort(raw, kind="stable")
             adj = np.minimum(1, np.maximum.accumulate((5 - np.arange(5)) * raw[order]))
-            np.testing.assert_allclose(res.pvalue_adjusted[order], adj)
-        np.testing.assert_array_equal(res.decision(0.05), res.pvalue_adjusted <= 0.05)
-    assert res.to_dict(include_arrays=False)["n_null"] == 50
+            np.testing.assert_allclose(res.pvalues_adjusted[order], adj)
+        assert res.pvalue == res.pvalues_adjusted.min() == min(1, 5 * raw.min())
+        assert res.decision(0.05) is bool(np.any(res.pvalues_adjusted <= 0.05))
+    assert res.to_dict(include_arrays=False)["n_resamples"] == 50
 
 
+@pytest.mark.filterwarnings("ignore::modelcompare.TooFewResamplesWarning")  # small B on purpose
 def test_input_validation_and_warnings():
     x = np.random.default_rng(0).normal(size=(50, 2))
     p = np.random.default_rng(1).uniform(size=(50, 2))
     with pytest.raises(ValueError, match="same number of rows"):
-        local_coverage_test(p[:40], x, X0, regressor="knn", n_null=40)
+        local_coverage_test(p[:40], x, X0, regressor="knn", n_resamples=40)
     with pytest.raises(ValueError, match="same number of columns"):
-        local_coverage_test(p, x, np.zeros((1, 3)), regressor="knn", n_null=40)
+        local_coverage_test(p, x, np.zeros((1, 3)), regressor="knn", n_resamples=40)
     with pytest.raises(ValueError, match="regressor"):
-        local_coverage_test(p, x, X0, regressor="forest", n_null=40)
+        local_coverage_test(p, x, X0, regressor="forest", n_resamples=40)
     with pytest.raises(TypeError, match="regressor"):
-        local_coverage_test(p, x, X0, regressor=3, n_null=40)
+        local_coverage_test(p, x, X0, regressor=3, n_resamples=40)
     with pytest.raises(ValueError, match="statistic"):
-        local_coverage_test(p, x, X0, regressor="knn", n_null=40, statistic="l1")
+        local_coverage_test(p, x, X0, regressor="knn", n_resamples=40, statistic="l1")
     with pytest.warns(TooFewResamplesWarning):
-        local_coverage_test(p, x, X0, regressor="knn", n_null=5, seed=0)
+        local_coverage_test(p, x, X0, regressor="knn", n_resamples=5, seed=0)
     with pytest.raises(TypeError, match="RandomState"):
-        local_coverage_test(p, x, X0, regressor="knn", n_null=40, seed=np.random.RandomState(0))
+        local_coverage_test(
+            p, x, X0, regressor="knn", n_resamples=40, seed=np.random.RandomState(0)
+        )
     p_copy, x_copy = p.copy(), x.copy()
-    local_coverage_test(p, x, X0, regressor="knn", n_null=40, seed=0)
+    local_coverage_test(p, x, X0, regressor="knn", n_resamples=40, seed=0)
     np.testing.assert_array_equal(p, p_copy)
     np.testing.assert_array_equal(x, x_copy)
 
 
+@pytest.mark.filterwarnings("ignore::modelcompare.TooFewResamplesWarning")  # small B on purpose
 def test_n_jobs_gives_bit_identical_results():
     from joblib import parallel_config
 
     theta, x = MODEL.simulate(300, seed=12)
     p = pit(_local_bias_flow(), theta, x)
-    kw = {"alphas": 9, "regressor": "knn", "n_null": 40, "seed": 4}
+    kw = {"levels": 9, "regressor": "knn", "n_resamples": 40, "seed": 4}
     serial = local_coverage_test(p, x, X0, **kw)
     with parallel_config(backend="threading"):
         parallel = local_coverage_test(p, x, X0, n_jobs=2, **kw)
-    np.testing.assert_array_equal(serial.null_statistic, parallel.null_statistic)
-    np.testing.assert_array_equal(serial.pvalues, parallel.pvalues)
+    np.testing.assert_array_equal(serial.null_statistics, parallel.null_statistics)
+    np.testing.assert_array_equal(serial.covariate_pvalues, parallel.covariate_pvalues)

@@ -1,4 +1,4 @@
-"""Flow protocol, exact affine flow, multivariate PIT and the global check (issue 4)."""
+"""Flow protocol, exact affine flow, multivariate PIT and the global check."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from modelcompare import (
     global_coverage_test,
     pit,
 )
-from modelcompare.posterior import alpha_grid, ecdf_band
+from modelcompare.posterior import ecdf_band, level_grid
 
 NOISE = 0.5 * np.array([[1.0, 0.8], [0.8, 1.0]])
 
@@ -52,7 +52,10 @@ def test_self_check_passes_and_catches_swapped_direction(model):
     res = check_flow(flow, theta, x)
     assert res.passed
     assert res.statistic < 1e-10
+    assert res.tolerance == 1e-4
     assert res.logdet_method == "flow"
+    assert repr(res).startswith("FlowCheckResult(passed=True, statistic=")
+    assert check_flow(flow, theta, x, atol=1e-14).passed is (res.statistic <= 1e-14)
 
     class FiniteDiff:  # no latent_and_logdet: finite differences of to_latent
         def to_latent(self, t, c):
@@ -73,7 +76,7 @@ def test_self_check_passes_and_catches_swapped_direction(model):
     assert not bad.passed
     assert bad.statistic > 0.1
     theta_big, x_big = model.simulate(1000, seed=2)
-    assert global_coverage_test(pit(Swapped(), theta_big, x_big)).pvalue < 1e-6
+    assert global_coverage_test(pit(Swapped(), theta_big, x_big), seed=0).pvalue < 1e-6
 
 
 def test_affine_flow_sampling_matches_density(model):
@@ -101,30 +104,30 @@ def test_flow_and_pit_input_validation(model):
         global_coverage_test(np.full((5, 2), 1.5))
 
 
-def test_alpha_grid():
-    np.testing.assert_allclose(alpha_grid(None), np.arange(1, 100) / 100)
-    np.testing.assert_allclose(alpha_grid(3), [0.25, 0.5, 0.75])
+def test_level_grid():
+    np.testing.assert_allclose(level_grid(None), np.arange(1, 100) / 100)
+    np.testing.assert_allclose(level_grid(3), [0.25, 0.5, 0.75])
     with pytest.warns(ModelCompareWarning, match="Dropped"):
-        g = alpha_grid(np.linspace(0, 1, 11))
+        g = level_grid(np.linspace(0, 1, 11))
     assert g.min() > 0
     assert g.max() < 1
     assert g.size == 9
     with pytest.raises(ValueError):
-        alpha_grid([1.5])
+        level_grid([1.5])
 
 
 def test_band_known_values():
     lo, hi = ecdf_band(1000, [0.1, 0.5], method="pointwise")
     np.testing.assert_allclose(lo, [0.082, 0.469], atol=1e-9)
     np.testing.assert_allclose(hi, [0.119, 0.531], atol=1e-9)
-    lo, hi = ecdf_band(1000, [0.5], level=1 - 0.05 / 4, method="pointwise")
+    lo, hi = ecdf_band(1000, [0.5], confidence_level=1 - 0.05 / 4, method="pointwise")
     np.testing.assert_allclose([lo[0], hi[0]], [0.461, 0.539], atol=1e-9)
     lo, hi = ecdf_band(1000, [0.5], method="dkw")
     assert hi[0] - 0.5 == pytest.approx(0.0429, abs=5e-5)
     lo, hi = ecdf_band(1000, [0.5], method="ks")
     assert hi[0] - 0.5 == pytest.approx(stats.kstwo.ppf(0.95, 1000))
     # the simultaneous band is wider than the pointwise one and, unlike DKW, adapts to the tails
-    g = alpha_grid(99)
+    g = level_grid(99)
     p_lo, p_hi = ecdf_band(1000, g, method="pointwise")
     s_lo, s_hi = ecdf_band(1000, g, method="ecdf", seed=0)
     d_lo, d_hi = ecdf_band(1000, g, method="dkw")
@@ -134,7 +137,7 @@ def test_band_known_values():
 
 def test_simultaneous_band_covers_whole_null_ecdf():
     rng = np.random.default_rng(7)
-    n, reps, g = 200, 200, alpha_grid(99)
+    n, reps, g = 200, 200, level_grid(99)
     lo_s, hi_s = ecdf_band(n, g, method="ecdf", seed=0)
     lo_p, hi_p = ecdf_band(n, g, method="pointwise")
     inside_s = inside_p = 0
@@ -153,7 +156,7 @@ def test_global_size_exact_flow(model):
     reps, rej = 100, 0
     for seed in range(reps):
         theta, x = model.simulate(300, seed=1000 + seed)
-        rej += global_coverage_test(pit(flow, theta, x)).pvalue <= 0.05
+        rej += global_coverage_test(pit(flow, theta, x), seed=0).decision(0.05)
     assert _ok_rate(rej, reps, 0.05)
 
 
@@ -169,10 +172,10 @@ def test_global_power_and_pp_shapes(model, case, kwargs):
     flow = model.exact_flow(**kwargs)
     for seed in range(10):
         theta, x = model.simulate(2000, seed=seed)
-        res = global_coverage_test(pit(flow, theta, x))
+        res = global_coverage_test(pit(flow, theta, x), seed=0)
         assert res.pvalue < 0.05
-        dev = res.pp_values[:, 0] - res.alphas
-        low, high = res.alphas < 0.5, res.alphas > 0.5
+        dev = res.pp_values[:, 0] - res.levels
+        low, high = res.levels < 0.5, res.levels > 0.5
         if case == "bias":  # P shrinks: the curve sits above the diagonal
             assert dev.mean() > 0.02
         elif case == "over":
@@ -189,13 +192,15 @@ def test_global_power_and_pp_shapes(model, case, kwargs):
 def test_global_result_fields_and_determinism(model):
     theta, x = model.simulate(400, seed=5)
     p = pit(model.exact_flow(), theta, x)
-    a = global_coverage_test(p, band_correction="bonferroni")
-    b = global_coverage_test(p, band_correction="bonferroni")
+    a = global_coverage_test(p, band_correction="bonferroni", seed=0)
+    b = global_coverage_test(p, band_correction="bonferroni", seed=0)
     np.testing.assert_array_equal(a.simultaneous_band[0], b.simultaneous_band[0])
+    assert a.seed_used == 0
     assert a.pvalue == pytest.approx(
         min(1, 2 * min(stats.kstest(p[:, i], "uniform").pvalue for i in range(2)))
     )
-    np.testing.assert_allclose(a.pp_values[:, 1], [(p[:, 1] <= t).mean() for t in a.alphas])
+    assert a.pvalue == a.pvalues_adjusted.min()
+    np.testing.assert_allclose(a.pp_values[:, 1], [(p[:, 1] <= t).mean() for t in a.levels])
     assert a.hist_counts.sum(axis=0).tolist() == [400, 400]
     assert "Bonferroni" in a.band_label()
     assert "95 %" in a.band_label("pointwise")
@@ -204,3 +209,6 @@ def test_global_result_fields_and_determinism(model):
     assert isinstance(d["pp_values"], list)
     assert a.decision(0.05) == (a.pvalue <= 0.05)
     assert "GlobalCoverageResult(" in repr(a)
+    fresh = global_coverage_test(p)  # fresh entropy, recorded and reproducible
+    again = global_coverage_test(p, seed=fresh.seed_used)
+    np.testing.assert_array_equal(fresh.simultaneous_band[1], again.simultaneous_band[1])

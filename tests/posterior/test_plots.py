@@ -1,12 +1,15 @@
-"""Plots of the posterior diagnostics (issue 4, item 7)."""
+"""Plots of the posterior diagnostics."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
 
 from modelcompare import (
     ConditionalGaussianModel,
+    TooFewResamplesWarning,
     global_coverage_test,
     local_coverage_test,
     pit,
@@ -27,8 +30,10 @@ def results():
     theta, x = model.simulate(500, seed=0)
     p = pit(model.exact_flow(offset=[0.3, 0.0]), theta, x)
     path = np.column_stack([np.linspace(-2, 2, 5)] * 2)
-    loc = local_coverage_test(p, x, path, alphas=19, regressor="knn", n_null=40, seed=0)
-    return global_coverage_test(p, alphas=49), loc
+    with warnings.catch_warnings():  # small B on purpose: a plot, not a decision
+        warnings.simplefilter("ignore", TooFewResamplesWarning)
+        loc = local_coverage_test(p, x, path, levels=19, regressor="knn", n_resamples=40, seed=0)
+    return global_coverage_test(p, levels=49, seed=0), loc
 
 
 def test_global_plots_take_and_return_axes(results):
@@ -51,6 +56,9 @@ def test_local_plots(results):
     _, loc = results
     ax = plot_local_statistics(loc, path=np.linspace(-2, 2, 5), labels=["θ1", "θ2"])
     assert len(ax.get_lines()) >= 2
+    labels = ax.get_legend_handles_labels()[1]
+    assert any("rejected" in s for s in labels) is bool(np.any(loc.pvalues_adjusted <= 0.05))
+    assert any("credibility level" in a.get_xlabel() for a in plot_local_pp(loc, 0))
     axs = plot_local_pp(loc, 4)
     assert "pointwise null band" in axs[0].get_legend_handles_labels()[1][0]
     with pytest.raises(ValueError, match="index"):

@@ -16,7 +16,7 @@ from modelcompare.relative._fssd import fssd_criterion_and_grad, fssd_stats
 
 
 def slow_stein_features(z, score, v, sigma2):
-    """τ(z) = [s(z) k(z, v_j) + ∇_z k(z, v_j)]_j / √(dJ), one row at a time (spec §3)."""
+    """τ(z) = [s(z) k(z, v_j) + ∇_z k(z, v_j)]_j / √(dJ), one row at a time."""
     n, d = z.shape
     j = v.shape[0]
     rows = []
@@ -170,7 +170,7 @@ def test_size_and_power_mean_shift():
 
 @pytest.mark.filterwarnings("ignore::modelcompare.DegenerateDataWarning")
 def test_rbm_size_and_power_small():
-    """Small RBM problem (spec §8.3 in miniature): r = RBM(B), q: B₁₁ + 0.3, p: B₁₁ + ε."""
+    """The paper's RBM study in miniature: r = RBM(B), q: B₁₁ + 0.3, p: B₁₁ + ε."""
     g = np.random.default_rng(11)
     b_mat, b, c = g.choice([-1.0, 1.0], size=(5, 2)), g.normal(size=5), g.normal(size=2)
 

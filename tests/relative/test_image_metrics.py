@@ -124,7 +124,7 @@ def test_fid_closed_form_diagonal_gaussians(rng, method):
     x = _with_moments(rng, 200, np.array([1.0, 0.0, -1.0]), np.diag(a))
     z = _with_moments(rng, 300, np.zeros(3), np.diag(b))
     want = 2.0 + np.sum((np.sqrt(a) - np.sqrt(b)) ** 2)
-    assert fid(x, z, method=method) == pytest.approx(want, rel=1e-9)
+    assert fid(x, z, method=method).value == pytest.approx(want, rel=1e-9)
 
 
 @pytest.mark.parametrize("method", ["sqrtm", "eigvals"])
@@ -134,15 +134,18 @@ def test_fid_matches_independent_formula(rng, method):
     az = rng.normal(size=(d, d))
     x = rng.normal(size=(400, d)) @ ax + 0.5
     z = rng.normal(size=(300, d)) @ az
-    assert fid(x, z, method=method) == pytest.approx(_fid_symmetric(x, z), rel=1e-9)
-    assert fid(z, x, method=method) == pytest.approx(fid(x, z, method=method), rel=1e-9)
+    assert fid(x, z, method=method).value == pytest.approx(_fid_symmetric(x, z), rel=1e-9)
+    assert fid(z, x, method=method).value == pytest.approx(fid(x, z, method=method).value, rel=1e-9)
 
 
 def test_fid_one_dimension(rng):
     x = _with_moments(rng, 50, np.array([2.0]), np.array([[9.0]]))
     z = _with_moments(rng, 80, np.array([-1.0]), np.array([[1.0]]))
-    assert fid(x, z) == pytest.approx(9.0 + (3.0 - 1.0) ** 2, rel=1e-10)
-    assert fid(z, z) == pytest.approx(0.0, abs=1e-10)
+    res = fid(x, z)
+    assert res.value == pytest.approx(9.0 + (3.0 - 1.0) ** 2, rel=1e-10)
+    assert res.mean_term == pytest.approx(9.0, rel=1e-10)
+    assert (res.method, res.n_x, res.n_z) == ("sqrtm", 50, 80)
+    assert fid(z, z).value == pytest.approx(0.0, abs=1e-10)
 
 
 def test_fid_rank_deficient_covariances_stay_finite(rng):
@@ -153,8 +156,8 @@ def test_fid_rank_deficient_covariances_stay_finite(rng):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
-        a = fid(x, z)
-    b = fid(x, z, method="eigvals")
+        a = fid(x, z).value
+    b = fid(x, z, method="eigvals").value
     assert np.isfinite(a)
     assert np.isfinite(b)
     assert a == pytest.approx(_fid_symmetric(x, z), rel=1e-4)
@@ -178,33 +181,48 @@ def test_relative_fid_statistic_and_reproducibility(rng):
     z = rng.normal(size=(150, 3))
     x = rng.normal(size=(120, 3)) + np.array([0.8, 0, 0])
     y = rng.normal(size=(130, 3)) + np.array([0.1, 0, 0])
-    res = relative_fid(x, y, z, n_bootstrap=150, seed=5)
-    assert res.fid_p == pytest.approx(fid(x, z), rel=1e-12)
-    assert res.fid_q == pytest.approx(fid(y, z), rel=1e-12)
+    res = relative_fid(x, y, z, n_resamples=150, seed=5)
+    assert res.fid_p == pytest.approx(fid(x, z).value, rel=1e-12)
+    assert res.fid_q == pytest.approx(fid(y, z).value, rel=1e-12)
     assert res.statistic == pytest.approx(res.fid_p - res.fid_q, rel=1e-12)
-    assert res.reject
+    assert res.decision(0.05)
     assert res.pvalue == pytest.approx((1 + np.sum(res.bootstrap <= 0)) / 151)
-    assert res.confidence_interval.low > 0
-    again = relative_fid(x, y, z, n_bootstrap=150, seed=5)
+    assert res.confidence_interval(confidence_level=0.9).low > 0
+    again = relative_fid(x, y, z, n_resamples=150, seed=5)
     np.testing.assert_array_equal(res.bootstrap, again.bootstrap)
-    swapped = relative_fid(y, x, z, n_bootstrap=150, seed=5)
+    swapped = relative_fid(y, x, z, n_resamples=150, seed=5)
     assert swapped.statistic == pytest.approx(-res.statistic, rel=1e-12)
-    assert not swapped.reject
+    assert not swapped.decision(0.05)
+
+
+def test_relative_fid_interval_is_the_alpha_quantile_pair(rng):
+    z = rng.normal(size=(80, 2))
+    x, y = rng.normal(size=(80, 2)) + 0.5, rng.normal(size=(80, 2))
+    res = relative_fid(x, y, z, n_resamples=120, seed=1)
+    for alpha in (0.05, 0.025, 0.1, 0.01):
+        want = np.quantile(res.bootstrap, [alpha, 1.0 - alpha])
+        got = res.confidence_interval(confidence_level=1 - 2 * alpha)
+        assert (got.low, got.high) == (float(want[0]), float(want[1]))  # to the bit
+    wide, narrow = res.confidence_interval(0.95), res.confidence_interval(0.5)
+    assert wide.low <= narrow.low <= narrow.high <= wide.high
+    assert "bootstrap" not in res.to_dict()
+    assert not hasattr(res, "reject")
+    assert not hasattr(res, "alpha")
+    with pytest.raises(ValueError, match="confidence_level"):
+        res.confidence_interval(1.5)
 
 
 def test_relative_fid_guards(rng):
     x = rng.normal(size=(30, 2))
     with pytest.warns(TooFewResamplesWarning):
-        relative_fid(x, x, x, n_bootstrap=20, seed=0)
+        relative_fid(x, x, x, n_resamples=20, seed=0)
     const = np.ones((20, 2))
     with pytest.warns(DegenerateDataWarning, match="spread"):
-        res = relative_fid(const, const, const, n_bootstrap=100, seed=0)
+        res = relative_fid(const, const, const, n_resamples=100, seed=0)
     assert res.degenerate
     assert res.pvalue == 1.0
-    with pytest.raises(ValueError, match="alpha"):
-        relative_fid(x, x, x, alpha=1.5)
-    with pytest.raises(ValueError, match="n_bootstrap"):
-        relative_fid(x, x, x, n_bootstrap=0)
+    with pytest.raises(ValueError, match="n_resamples"):
+        relative_fid(x, x, x, n_resamples=0)
 
 
 def test_relative_fid_size_at_equal_distance_boundary():
@@ -216,7 +234,7 @@ def test_relative_fid_size_at_equal_distance_boundary():
         z = rng.normal(size=(n, 2))
         x = rng.normal(size=(n, 2)) + np.array([delta, 0.0])
         y = rng.normal(size=(n, 2)) - np.array([delta, 0.0])
-        rejections += relative_fid(x, y, z, n_bootstrap=100, alpha=alpha, seed=rng).reject
+        rejections += relative_fid(x, y, z, n_resamples=100, seed=rng).decision(alpha)
     assert stats.binomtest(rejections, trials, alpha, alternative="greater").pvalue > 0.01
 
 
@@ -227,5 +245,5 @@ def test_relative_fid_power():
         z = rng.normal(size=(150, 2))
         x = rng.normal(size=(150, 2)) + np.array([0.8, 0.0])
         y = rng.normal(size=(150, 2)) + np.array([0.1, 0.0])
-        rejections += relative_fid(x, y, z, n_bootstrap=100, seed=rng).reject
+        rejections += relative_fid(x, y, z, n_resamples=100, seed=rng).decision(0.05)
     assert rejections >= 0.8 * trials

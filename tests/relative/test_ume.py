@@ -1,4 +1,4 @@
-"""Rel-UME: exactness against the spec's formulas, invariances, degenerate guard, optimiser, size/power."""
+"""Rel-UME: exactness against the paper's formulas, invariances, guards, optimiser, size."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from modelcompare.relative._ume import ume_criterion_and_grad, ume_stats
 
 
 def slow_rel_ume(x, y, z, v, sigma2):
-    """Direct loop over the spec's formulas (§2.1–2.2): statistic and variance."""
+    """Direct loop over the paper's formulas (Jitkrittum et al. 2018): statistic, variance."""
     n, j = x.shape[0], v.shape[0]
 
     def k(a, b):
@@ -374,7 +374,7 @@ def _kgof_iso_gmm(means, variances, pmix, n, seed):
 
 
 def test_published_kmod_demo_numbers():
-    """kmod's ipynb/demo_kmod.ipynb (relative-fit spec §8.5): fixed V, σ² = 4, n = 400."""
+    """kmod's ipynb/demo_kmod.ipynb: fixed V, σ² = 4, n = 400."""
     var, pmix = np.array([1.0, 0.4]), np.array([0.7, 0.3])
     x = _kgof_iso_gmm(np.array([[-5.0, 0.0], [6.0, 0.0]]), var, pmix, 400, 10)
     y = _kgof_iso_gmm(np.array([[0.0, 1.3], [6.0, 0.0]]), var, pmix, 400, 11)

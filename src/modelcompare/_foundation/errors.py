@@ -9,6 +9,7 @@ __all__ = [
     "ModelCompareError",
     "ModelCompareWarning",
     "NotFittedError",
+    "ResourceLimitError",
     "TooFewResamplesWarning",
 ]
 
@@ -39,3 +40,11 @@ class NotFittedError(ModelCompareError, ValueError):
 
 class MissingDependencyError(ModelCompareError, ImportError):
     """An optional dependency needed by the requested feature is not installed."""
+
+
+class ResourceLimitError(ModelCompareError, ValueError):
+    """An allocation that grows with a chosen size would pass the memory limit.
+
+    The limit is 4 GiB unless the environment variable ``MODELCOMPARE_MAX_MEMORY`` says otherwise
+    (see :func:`modelcompare._foundation.resources.memory_limit`).
+    """

@@ -15,9 +15,13 @@ import numpy as np
 
 __all__ = [
     "as_numpy",
+    "check_bandwidth",
+    "check_bool",
     "check_choice",
     "check_fraction",
     "check_int",
+    "check_n_jobs",
+    "check_nonempty",
     "check_positive",
     "check_same_rows",
     "check_same_width",
@@ -28,14 +32,51 @@ __all__ = [
 _FINITE_CHUNK_ROWS = 65536
 
 
+def _tensor_to_numpy(t: Any) -> np.ndarray:
+    """A torch tensor as numpy: detached from autograd, on the CPU, bfloat16/half widened."""
+    t = t.detach().cpu()
+    if str(getattr(t, "dtype", "")) in ("torch.bfloat16", "torch.float16"):
+        t = t.float()  # numpy has no bfloat16; float32 holds both exactly
+    return t.numpy()
+
+
+def _is_tensor(x: Any) -> bool:
+    return hasattr(x, "detach") and hasattr(x, "cpu")  # torch.Tensor, without importing torch
+
+
+def _has_tensor(x: Any) -> bool:
+    if _is_tensor(x):
+        return True
+    if isinstance(x, list | tuple):
+        return any(_has_tensor(v) for v in x)
+    return False
+
+
+def _untensor(x: Any) -> Any:
+    """Nested lists/tuples with tensors inside, the tensors replaced by numpy arrays."""
+    if _is_tensor(x):
+        return _tensor_to_numpy(x)
+    if isinstance(x, list | tuple):
+        return [_untensor(v) for v in x]
+    return x
+
+
 def as_numpy(x: Any, name: str) -> np.ndarray:
     """Turn an array-like into a numpy array without copying when avoidable.
 
-    Torch tensors (on any device) are detached and moved to the CPU; pandas objects are taken by
-    value; anything else goes through ``np.asarray``.
+    Torch tensors (on any device, with or without ``requires_grad``, also inside lists) are
+    detached and moved to the CPU; pandas objects are taken by value; anything else goes through
+    ``np.asarray``. Complex data is refused: its imaginary part would be dropped silently later.
+
+    Raises
+    ------
+    TypeError
+        For a string, or complex data.
+    ValueError
+        For ragged nested lists.
     """
-    if hasattr(x, "detach") and hasattr(x, "cpu"):  # torch.Tensor, without importing torch
-        x = x.detach().cpu().numpy()
+    if _is_tensor(x):
+        x = _tensor_to_numpy(x)
     elif hasattr(x, "to_numpy"):  # pandas DataFrame / Series
         x = x.to_numpy()
     if isinstance(x, str | bytes):
@@ -43,13 +84,32 @@ def as_numpy(x: Any, name: str) -> np.ndarray:
         raise TypeError(msg)
     try:
         arr = np.asarray(x)
-    except (ValueError, TypeError) as exc:  # ragged lists
-        msg = f"`{name}` could not be read as an array: {exc}"
-        raise ValueError(msg) from None
+    except (ValueError, TypeError, RuntimeError) as exc:
+        # A list of tensors that need grad, or live on a GPU, fails inside numpy: convert them
+        # one by one. Checked only on failure, so plain nested lists pay nothing.
+        if not _has_tensor(x):
+            msg = f"`{name}` could not be read as an array: {exc}"  # ragged lists
+            raise ValueError(msg) from None
+        try:
+            arr = np.asarray(_untensor(x))
+        except (ValueError, TypeError) as exc2:
+            msg = f"`{name}` could not be read as an array: {exc2}"
+            raise ValueError(msg) from None
+    _refuse_complex(arr, name)
     return arr
 
 
+def _refuse_complex(arr: np.ndarray, name: str) -> None:
+    if arr.dtype.kind == "c":
+        msg = (
+            f"`{name}` must hold real numbers; got complex values (dtype {arr.dtype}). "
+            "Pass the real part (x.real) or the modulus (abs(x)) explicitly."
+        )
+        raise TypeError(msg)
+
+
 def _to_float(arr: np.ndarray, name: str, dtype: Any) -> np.ndarray:
+    _refuse_complex(arr, name)
     if arr.dtype.kind not in "biuf":
         try:
             out = arr.astype(dtype)
@@ -194,10 +254,26 @@ def check_int(
     low: int | None = None,
     high: int | None = None,
 ) -> int:
-    """Validate an integer option within ``[low, high]``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    """Validate an integer option within ``[low, high]``.
+
+    Ints and numpy integers pass; so does a float with an integral value (``1e4``), as in SciPy.
+    Bools, NaN, infinities and non-integral floats are refused.
+    """
+    if isinstance(value, bool | np.bool_):
         msg = f"`{name}` must be an int; got {value!r}."
         raise TypeError(msg)
+    if not isinstance(value, numbers.Integral):
+        if not isinstance(value, numbers.Real):
+            msg = f"`{name}` must be an int; got {value!r}."
+            raise TypeError(msg)
+        as_float = float(value)
+        if not np.isfinite(as_float):
+            msg = f"`{name}` must be a finite int; got {as_float}."
+            raise ValueError(msg)
+        if not as_float.is_integer():
+            msg = f"`{name}` must be an int; got {as_float}, which is not a whole number."
+            raise TypeError(msg)
+        value = as_float
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
         lo = "-inf" if low is None else str(low)
@@ -207,9 +283,61 @@ def check_int(
     return value
 
 
+def check_bool(value: Any, name: str) -> bool:
+    """Validate a flag: only ``True``/``False`` (Python or numpy bools) pass.
+
+    Strings such as ``'yes'`` or ``'False'``, ints and ``None`` are refused rather than read by
+    truthiness (``'False'`` would be true).
+    """
+    if not isinstance(value, bool | np.bool_):
+        msg = f"`{name}` must be True or False; got {value!r}."
+        raise TypeError(msg)
+    return bool(value)
+
+
+def check_n_jobs(value: Any, name: str = "n_jobs") -> int | None:
+    """Validate a joblib worker count: ``None`` or a non-zero int (negative counts from the end).
+
+    ``None`` is returned unchanged so that an enclosing ``joblib.parallel_config`` still decides.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+        msg = f"`{name}` must be None or a non-zero int (-1 for all cores); got {value!r}."
+        raise TypeError(msg)
+    if int(value) == 0:
+        msg = f"`{name}` must be None or a non-zero int (-1 for all cores); got 0."
+        raise ValueError(msg)
+    return int(value)
+
+
+def check_nonempty(seq: Any, name: str) -> Any:
+    """Validate that a grid, a list of pairs or a mapping holds at least one entry.
+
+    Returns ``seq`` itself, or a list of its items when it is an iterator without a length.
+    """
+    if seq is None or isinstance(seq, str | bytes):
+        msg = f"`{name}` must be a non-empty collection; got {seq!r}."
+        raise TypeError(msg)
+    if isinstance(seq, np.ndarray):
+        size = seq.size
+    elif hasattr(seq, "__len__"):
+        size = len(seq)
+    elif isinstance(seq, Iterable):
+        seq = list(seq)
+        size = len(seq)
+    else:
+        msg = f"`{name}` must be a non-empty collection; got {type(seq).__name__}."
+        raise TypeError(msg)
+    if size == 0:
+        msg = f"`{name}` must not be empty; got an empty {type(seq).__name__}."
+        raise ValueError(msg)
+    return seq
+
+
 def check_positive(value: Any, name: str, *, allow_zero: bool = False) -> float:
-    """Validate a finite positive real number."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    """Validate a finite positive real number (NaN and infinities are refused)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         msg = f"`{name}` must be a real number; got {value!r}."
         raise TypeError(msg)
     value = float(value)
@@ -221,9 +349,35 @@ def check_positive(value: Any, name: str, *, allow_zero: bool = False) -> float:
     return value
 
 
+_TINY = float(np.finfo(np.float64).tiny)
+
+
+def check_bandwidth(value: Any, name: str = "bandwidth") -> float:
+    """Validate a Gaussian bandwidth σ: finite, positive, and σ² a normal float64.
+
+    Kernels divide by σ²; a σ whose square underflows to 0 (σ below about 1.5e-154) or overflows
+    to inf (σ above about 1.3e154) would turn every kernel value into NaN, 0 or 1.
+    """
+    value = check_positive(value, name)
+    sigma2 = value * value
+    if sigma2 < _TINY:
+        msg = (
+            f"`{name}` must be at least about 1.5e-154 so that its square is a normal float64; "
+            f"got {value} (σ² = {sigma2} underflows). Standardise the data instead."
+        )
+        raise ValueError(msg)
+    if not np.isfinite(sigma2):
+        msg = (
+            f"`{name}` must be at most about 1.3e154 so that its square is finite; got {value} "
+            "(σ² overflows to inf). Standardise the data instead."
+        )
+        raise ValueError(msg)
+    return value
+
+
 def check_fraction(value: Any, name: str, *, closed: bool = False) -> float:
-    """Validate a number in (0, 1), or [0, 1] when ``closed``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    """Validate a number in (0, 1), or [0, 1] when ``closed`` (NaN is refused)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         msg = f"`{name}` must be a real number; got {value!r}."
         raise TypeError(msg)
     value = float(value)

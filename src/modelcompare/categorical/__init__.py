@@ -14,6 +14,7 @@ from modelcompare.categorical._closeness import (
     two_sample_closeness_test,
 )
 from modelcompare.categorical._granularity import GranularityResult, granularity
+from modelcompare.categorical._plot import plot_granularity
 from modelcompare.categorical._stairs import (
     CategoricalReference,
     distances,
@@ -33,6 +34,7 @@ __all__ = [
     "l2_statistic",
     "l2_statistic_variance",
     "perturb",
+    "plot_granularity",
     "random_binning",
     "stair_distribution",
     "two_sample_closeness_test",

@@ -27,7 +27,7 @@ import numpy as np
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import check_int
 from modelcompare.categorical._space import check_rows, group_rows, hash_rows
-from modelcompare.categorical._stairs import CategoricalReference
+from modelcompare.categorical._stairs import CategoricalReference, check_reference
 
 __all__ = ["Binning", "adaptive_binning", "random_binning"]
 
@@ -426,6 +426,49 @@ class _RowEngine:
         )
 
 
+def max_bins(
+    p: CategoricalReference | None, *, adaptive: bool, n_rows: int | None = None
+) -> tuple[int, str]:
+    """The largest granularity k the space (or, without a reference, the data) allows, and why.
+
+    * random binning: |Ω| = c**L, the finest partition of Ω;
+    * adaptive binning B*_k: |Ω⁺| + 1, one bin per element of the support plus the zero-stair bin
+      (the zero stair is never split);
+    * no reference (two-sample mode with ``p=None``): Ω is known only through the pooled rows, so
+      their number.
+    """
+    if p is None:
+        assert n_rows is not None
+        return int(n_rows), "the number of pooled sample rows; Ω is known only through them"
+    if adaptive:
+        limit = p.support_size + 1
+        return limit, (
+            f"|Ω⁺| + 1 = {limit}: one bin per element of the support and the zero-stair bin"
+        )
+    return p.size, f"|Ω| = {p.n_categories}^{p.length} = {p.size}, the number of elements of Ω"
+
+
+def limit_message(name: str, k: int, limit: int, why: str) -> str:
+    """The error for a granularity above :func:`max_bins` (shared by the builders and the CLI)."""
+    return f"`{name}`={k} is above the finest partition: k must be <= {limit} ({why})."
+
+
+def check_k(
+    k: Any,
+    p: CategoricalReference | None,
+    *,
+    adaptive: bool,
+    name: str = "k",
+    n_rows: int | None = None,
+) -> int:
+    """Validate a granularity: an int ≥ 1 and at most :func:`max_bins` (a ValueError naming it)."""
+    k = check_int(k, name, low=1)
+    limit, why = max_bins(p, adaptive=adaptive, n_rows=n_rows)
+    if k > limit:
+        raise ValueError(limit_message(name, k, limit, why))
+    return k
+
+
 def _draw_cuts(rng: np.random.Generator, n_stairs: int, n: int) -> np.ndarray:
     return rng.integers(0, 2 * n_stairs, size=max(n, 0))
 
@@ -479,12 +522,20 @@ def adaptive_binning(
         Granularity, k ≥ s. k = s: the stairs plus the zero bin; s < k ≤ 2s − 1: the k − s stairs
         with the largest splitting gains g_j = 2 min(P, N) are split by the sign of p − q̂;
         k ≥ 2s: all stairs split, plus k − (2s − 1) extra cuts on uniformly chosen halves.
+        At most |Ω⁺| + 1 (one bin per element of the support plus the zero-stair bin).
     seed : int, Generator or None
         The extra cuts (k ≥ 2s).
 
     Returns
     -------
     Binning
+
+    Raises
+    ------
+    TypeError
+        If ``p`` is not a :class:`CategoricalReference`.
+    ValueError
+        If ``k`` is below s or above |Ω⁺| + 1, or for invalid ``samples``.
 
     Notes
     -----
@@ -500,8 +551,9 @@ def adaptive_binning(
     >>> b.n_bins, b.counts(x).tolist()
     (5, [82, 338, 348, 232, 0])
     """
+    p = check_reference(p, "p")
+    k = check_k(k, p, adaptive=True)
     rows = p.check(samples)
-    k = check_int(k, "k", low=1)
     rng, _ = check_seed(seed)
     chunk_seed = int(rng.integers(2**62))
     cuts = _draw_cuts(rng, p.n_stairs, k - (2 * p.n_stairs + 1))
@@ -520,13 +572,20 @@ def random_binning(p: CategoricalReference, k: int, *, seed: SeedLike = None) ->
     p : CategoricalReference
         The reference (only Ω and, for tables, p^B are used).
     k : int
-        Number of bins.
+        Number of bins, at most |Ω| = c**L.
     seed : int, Generator or None
         The shuffle of Ω or the hash seed.
 
     Returns
     -------
     Binning
+
+    Raises
+    ------
+    TypeError
+        If ``p`` is not a :class:`CategoricalReference`.
+    ValueError
+        If ``k`` is above |Ω|.
 
     Examples
     --------
@@ -535,16 +594,14 @@ def random_binning(p: CategoricalReference, k: int, *, seed: SeedLike = None) ->
     >>> b.kind, b.p_binned.round(3).tolist()
     ('random', [0.263, 0.235, 0.225, 0.278])
     """
-    k = check_int(k, "k", low=1)
+    p = check_reference(p, "p")
+    k = check_k(k, p, adaptive=False)
     rng, _ = check_seed(seed)
     if not p.is_table and p.size <= TABLE_LIMIT:
         p = p.as_table()
     if p.is_table:
         assert p.table is not None
         size = p.table.shape[0]
-        if k > size:
-            msg = f"`k`={k} exceeds |Ω|={size}."
-            raise ValueError(msg)
         width = size // k
         labels = np.empty(size, dtype=np.int64)
         labels[rng.permutation(size)] = np.minimum(np.arange(size) // width, k - 1)

@@ -10,6 +10,7 @@ is the U-statistic with kernel ⟨e_x − p, e_y − p⟩, so E[T] = ‖q − p�
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from typing import Any, ClassVar
@@ -20,7 +21,8 @@ from scipy import stats
 from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.results import ThresholdResult, check_alpha, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
-from modelcompare._foundation.validation import check_choice, check_int
+from modelcompare._foundation.validation import check_choice, check_int, check_positive
+from modelcompare.categorical._space import check_counts, check_probabilities
 
 __all__ = [
     "ClosenessResult",
@@ -79,7 +81,8 @@ class ClosenessResult(ThresholdResult):
         Size of the reference sample (two-sample tests).
     degenerate : bool
         True when a plug-in variance was 0 (``"asymptotic"``: the decision is then T > ε₀², with
-        p-value 0 or 1).
+        p-value 0 or 1), or when the statistic is not finite: then no decision is made
+        (``decision()`` is False, the p-value 1) and a ``DegenerateDataWarning`` says so.
     seed_used : int or None
         The seed that reproduces the run.
 
@@ -113,6 +116,13 @@ class ClosenessResult(ThresholdResult):
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "threshold", "alpha", "pvalue", "mode")
 
+    @property
+    def _undecidable(self) -> bool:
+        """True when the statistic (or a batch statistic) is not finite: no decision is made."""
+        return not (
+            math.isfinite(self.statistic) and bool(np.isfinite(self.batch_statistics).all())
+        )
+
     def decision(self, alpha: float | None = None) -> bool:
         """Return True when H0 (q^B is close to p^B) is rejected.
 
@@ -125,7 +135,8 @@ class ClosenessResult(ThresholdResult):
         Returns
         -------
         bool
-            With a p-value: ``pvalue <= alpha``. In the batch modes (``"paper"``,
+            False when the statistic is not finite (``degenerate``). With a p-value:
+            ``pvalue <= alpha``. In the batch modes (``"paper"``,
             ``"amplified"``): strictly more than half of the batches have a statistic above
             ``threshold``. Otherwise: ``statistic > threshold``.
 
@@ -137,6 +148,8 @@ class ClosenessResult(ThresholdResult):
         """
         if alpha is not None:
             alpha = check_alpha(alpha)
+        if self._undecidable:
+            return False
         if self.pvalue is not None:
             return bool(self.pvalue <= (self.alpha if alpha is None else alpha))
         if alpha is not None and alpha != self.alpha:
@@ -174,8 +187,11 @@ def l2_statistic(p: Any, counts: Any) -> np.ndarray:
     >>> l2_statistic([0.5, 0.5], [[6, 4], [10, 0]]).round(4).tolist()
     [-0.0333, 0.5]
     """
-    p = np.asarray(p, dtype=float)
-    n = np.asarray(counts, dtype=float)
+    p = check_probabilities(p, "p")
+    n = check_counts(counts, "counts", ndims=(1, 2)).astype(float)
+    if n.shape[-1] != p.shape[0]:
+        msg = f"`counts` must have one entry per bin ({p.shape[0]}); got shape {n.shape}."
+        raise ValueError(msg)
     m = n.sum(axis=-1)
     if np.any(m < 2):
         msg = "the ℓ2 statistic needs at least 2 samples per batch."
@@ -212,8 +228,12 @@ def l2_statistic_variance(p: Any, q: Any, m: int) -> float:
     >>> bool(abs(v - 2 * (0.25 - 2 / 16 + 1 / 16) / (100 * 99)) < 1e-15)
     True
     """
-    p = np.asarray(p, dtype=float)
-    q = np.asarray(q, dtype=float)
+    p = check_probabilities(p, "p")
+    q = check_probabilities(q, "q")
+    if q.shape != p.shape:
+        msg = f"`p` and `q` must have the same length; got {p.shape[0]} and {q.shape[0]}."
+        raise ValueError(msg)
+    m = check_int(m, "m", low=2)
     d = q - p
     qd = float(q @ d)
     zeta1 = float(q @ (d * d)) - qd**2
@@ -225,20 +245,10 @@ def l2_statistic_variance(p: Any, q: Any, m: int) -> float:
 
 # ---------------------------------------------------------------------- helpers
 def _check_binned(p: Any, counts: Any) -> tuple[np.ndarray, np.ndarray]:
-    p = np.asarray(p, dtype=float).reshape(-1)
-    n = np.asarray(counts)
-    if n.ndim != 1 or n.shape[0] != p.shape[0]:
+    p = check_probabilities(p, "p_binned")
+    n = check_counts(counts, "counts")
+    if n.shape[0] != p.shape[0]:
         msg = f"`counts` must be a 1-D array with one entry per bin ({p.shape[0]}); got shape {n.shape}."
-        raise ValueError(msg)
-    if not np.isfinite(p).all() or (p < 0).any() or abs(p.sum() - 1) > 1e-6:
-        msg = f"`p_binned` must be non-negative and sum to 1; got sum {p.sum():.6g}."
-        raise ValueError(msg)
-    if n.dtype.kind == "f" and (n != np.round(n)).any():
-        msg = "`counts` must be integer counts."
-        raise ValueError(msg)
-    n = n.astype(np.int64)
-    if (n < 0).any():
-        msg = "`counts` must be non-negative."
         raise ValueError(msg)
     if n.sum() < 2:
         msg = f"`counts` must total at least 2 samples; got {int(n.sum())}."
@@ -267,6 +277,24 @@ def _critical_value(null: np.ndarray, alpha: float) -> float:
     if allowed < 0:
         return math.inf
     return float(np.sort(null)[::-1][allowed])
+
+
+def _finalise(res: ClosenessResult) -> ClosenessResult:
+    """Flag a result whose statistic is not finite: degenerate, never a decision (p-value 1)."""
+    if not res._undecidable:
+        return res
+    warnings.warn(
+        f"the closeness statistic is not finite ({res.statistic!r}); no decision is made "
+        "(degenerate=True, decision() is False).",
+        DegenerateDataWarning,
+        stacklevel=3,
+    )
+    return dataclasses.replace(
+        res,
+        pvalue=None if res.pvalue is None else 1.0,
+        n_batches_rejecting=0,
+        degenerate=True,
+    )
 
 
 # ---------------------------------------------------------------------- known p
@@ -346,14 +374,11 @@ def closeness_test(
     """
     p, n = _check_binned(p_binned, counts)
     mode = check_choice(mode, "mode", MODES)
-    if not (isinstance(epsilon, int | float) and epsilon > 0 and math.isfinite(epsilon)):
-        msg = f"`epsilon` must be a positive number; got {epsilon!r}."
-        raise ValueError(msg)
+    epsilon = check_positive(epsilon, "epsilon")
     alpha = check_alpha(alpha)
-    eps0 = epsilon / 2 if epsilon0 is None else float(epsilon0)
-    if eps0 < 0:
-        msg = f"`epsilon0` must be >= 0; got {epsilon0}."
-        raise ValueError(msg)
+    eps0 = (
+        epsilon / 2 if epsilon0 is None else check_positive(epsilon0, "epsilon0", allow_zero=True)
+    )
     rng, seed_used = check_seed(seed)
     m = int(n.sum())
     k = p.shape[0]
@@ -385,16 +410,18 @@ def closeness_test(
         t_b = np.atleast_1d(l2_statistic(p, batches))
         thr = 0.75 * epsilon**2
         n_rej = int((t_b > thr).sum())
-        return ClosenessResult(
-            statistic=t_all,
-            threshold=thr,
-            pvalue=None,
-            epsilon0=None,
-            n_batches=n_batches,
-            batch_size=m // n_batches,
-            batch_statistics=t_b,
-            n_batches_rejecting=n_rej,
-            **common,
+        return _finalise(
+            ClosenessResult(
+                statistic=t_all,
+                threshold=thr,
+                pvalue=None,
+                epsilon0=None,
+                n_batches=n_batches,
+                batch_size=m // n_batches,
+                batch_statistics=t_b,
+                n_batches_rejecting=n_rej,
+                **common,
+            )
         )
 
     pvalue: float | None = None
@@ -435,17 +462,19 @@ def closeness_test(
         pvalue = float((1 + np.count_nonzero(null >= stat - 1e-15)) / (1 + n_resamples))
         thr = _critical_value(null, alpha)
     reject = bool(stat > thr) if pvalue is None else bool(pvalue <= alpha)
-    return ClosenessResult(
-        statistic=float(stat),
-        threshold=float(thr),
-        pvalue=pvalue,
-        epsilon0=eps_used,
-        n_batches=1,
-        batch_size=m,
-        batch_statistics=np.array([t_all]),
-        n_batches_rejecting=int(reject),
-        degenerate=degenerate,
-        **common,
+    return _finalise(
+        ClosenessResult(
+            statistic=float(stat),
+            threshold=float(thr),
+            pvalue=pvalue,
+            epsilon0=eps_used,
+            n_batches=1,
+            batch_size=m,
+            batch_statistics=np.array([t_all]),
+            n_batches_rejecting=int(reject),
+            degenerate=degenerate,
+            **common,
+        )
     )
 
 
@@ -507,26 +536,18 @@ def two_sample_closeness_test(
     >>> two_sample_closeness_test([50, 30, 20], [48, 31, 21], mode="threshold").decision()
     False
     """
-    x = np.asarray(reference_counts)
-    y = np.asarray(counts)
-    if x.ndim != 1 or y.shape != x.shape:
+    x = check_counts(reference_counts, "reference_counts")
+    y = check_counts(counts, "counts")
+    if y.shape != x.shape:
         msg = f"`reference_counts` and `counts` must be 1-D with equal length; got {x.shape}, {y.shape}."
         raise ValueError(msg)
-    for name, arr in (("reference_counts", x), ("counts", y)):
-        if (arr.dtype.kind not in "iub" and (arr != np.round(arr)).any()) or (arr < 0).any():
-            msg = f"`{name}` must be non-negative integer counts."
-            raise ValueError(msg)
-    x = x.astype(np.int64)
-    y = y.astype(np.int64)
     m1, m2 = int(x.sum()), int(y.sum())
     if m1 < 2 or m2 < 2:
         msg = f"both samples need at least 2 rows; got {m1} and {m2}."
         raise ValueError(msg)
     mode = check_choice(mode, "mode", TWO_SAMPLE_MODES)
     alpha = check_alpha(alpha)
-    if not epsilon > 0:
-        msg = f"`epsilon` must be positive; got {epsilon!r}."
-        raise ValueError(msg)
+    epsilon = check_positive(epsilon, "epsilon")
     rng, seed_used = check_seed(seed)
     z = float(_cdvv(x, y, m1, m2))
     tv = 0.5 * float(np.abs(x / m1 - y / m2).sum())
@@ -541,21 +562,23 @@ def two_sample_closeness_test(
     else:
         thr = 0.75 * epsilon**2
         reject = bool(z > thr)
-    return ClosenessResult(
-        statistic=z,
-        threshold=float(thr),
-        alpha=alpha,
-        pvalue=pvalue,
-        epsilon=float(epsilon),
-        epsilon0=0.0 if mode == "permutation" else None,
-        mode=mode,
-        n_batches=1,
-        batch_size=m2,
-        batch_statistics=np.array([z]),
-        n_batches_rejecting=int(reject),
-        tv=tv,
-        n_samples=m2,
-        n_bins=int(x.shape[0]),
-        n_reference=m1,
-        seed_used=seed_used,
+    return _finalise(
+        ClosenessResult(
+            statistic=z,
+            threshold=float(thr),
+            alpha=alpha,
+            pvalue=pvalue,
+            epsilon=float(epsilon),
+            epsilon0=0.0 if mode == "permutation" else None,
+            mode=mode,
+            n_batches=1,
+            batch_size=m2,
+            batch_statistics=np.array([z]),
+            n_batches_rejecting=int(reject),
+            tv=tv,
+            n_samples=m2,
+            n_bins=int(x.shape[0]),
+            n_reference=m1,
+            seed_used=seed_used,
+        )
     )

@@ -4,7 +4,9 @@ report the finest level at which the model still passes a closeness test against
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -13,7 +15,7 @@ from modelcompare._foundation.errors import ModelCompareWarning
 from modelcompare._foundation.results import ScoreResult, check_alpha, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, spawn
 from modelcompare._foundation.validation import check_choice, check_fraction
-from modelcompare.categorical._binning import _draw_cuts, make_engine
+from modelcompare.categorical._binning import _draw_cuts, limit_message, make_engine, max_bins
 from modelcompare.categorical._closeness import (
     MODES,
     TWO_SAMPLE_MODES,
@@ -139,6 +141,30 @@ class GranularityResult(ScoreResult):
         return "\n".join(lines)
 
 
+def _check_k_range(k_range: Any, s: int, limit: int, why: str) -> list[int]:
+    """Sorted distinct levels, each an int in [s, limit]; checked before anything is computed."""
+    if isinstance(k_range, range) and k_range:  # bounded up front, never materialised first
+        top = max(k_range[0], k_range[-1])
+        if top > limit:
+            raise ValueError(limit_message("k_range", top, limit, why))
+    if isinstance(k_range, str | bytes) or not isinstance(k_range, Iterable):
+        msg = f"`k_range` must be an iterable of ints; got {k_range!r}."
+        raise TypeError(msg)
+    ks: set[int] = set()
+    for k in k_range:
+        if isinstance(k, bool | np.bool_) or not isinstance(k, numbers.Integral):
+            msg = f"`k_range` must be an iterable of ints; got the element {k!r}."
+            raise TypeError(msg)
+        if int(k) > limit:
+            raise ValueError(limit_message("k_range", int(k), limit, why))
+        ks.add(int(k))
+    out = sorted(ks)
+    if not out or out[0] < s:
+        msg = f"`k_range` must be non-empty with every k >= s={s}; got {k_range!r}."
+        raise ValueError(msg)
+    return out
+
+
 def _granularity_iv(
     p: Any,
     samples: Any,
@@ -174,17 +200,13 @@ def _granularity_iv(
         mode = check_choice("paper" if mode is None else mode, "mode", MODES)
     n_st = p.n_stairs if p is not None else 1
     s = n_st + 1 if p is not None else 1
+    n_pooled = rows.shape[0] + (ref_rows.shape[0] if ref_rows is not None else 0)
+    limit, why = max_bins(p, adaptive=True, n_rows=n_pooled)
     if k_range is None:
         ks = list(range(s, 2 * s + 1)) if p is not None else [2, 3, 4]
+        ks = [k for k in ks if k <= limit]  # tiny spaces: the default stops at the finest level
     else:
-        try:
-            ks = sorted({int(k) for k in k_range})
-        except (TypeError, ValueError):
-            msg = f"`k_range` must be an iterable of ints; got {k_range!r}."
-            raise TypeError(msg) from None
-        if not ks or ks[0] < s:
-            msg = f"`k_range` must be non-empty with every k >= s={s}; got {k_range!r}."
-            raise ValueError(msg)
+        ks = _check_k_range(k_range, s, limit, why)
     check_fraction(split_fraction, "split_fraction")
     return p, rows, ref_rows, ks, mode
 
@@ -225,7 +247,9 @@ def granularity(
     alpha : float
         The level α of each closeness test, in (0, 1) (default 0.05).
     k_range : iterable of int, optional
-        Levels to evaluate (default s..2s).
+        Levels to evaluate (default s..2s), each at most the finest partition: |Ω⁺| + 1 with a
+        reference, the number of pooled rows without one. A ``range`` is bounded before it is
+        iterated.
     mode : str, optional
         Closeness test (see :func:`closeness_test`): ``"paper"`` (default, the authors'
         batch-majority rule), ``"amplified"``, ``"cantelli"``, ``"asymptotic"``, ``"mc"`` or
@@ -250,6 +274,14 @@ def granularity(
     -------
     GranularityResult
         ``value`` is the granularity; ``decisions`` and ``tests`` hold the test at every level.
+
+    Raises
+    ------
+    TypeError
+        If ``p`` is neither a :class:`CategoricalReference` nor None, or ``k_range`` is not an
+        iterable of ints.
+    ValueError
+        For invalid samples, a level below s or above the finest partition, or a bad option.
 
     Notes
     -----

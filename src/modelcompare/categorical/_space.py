@@ -15,7 +15,10 @@ import numpy as np
 from modelcompare._foundation.validation import as_numpy
 
 __all__ = [
+    "MAX_COUNT_TOTAL",
     "MAX_INDEX_SIZE",
+    "check_counts",
+    "check_probabilities",
     "check_rows",
     "group_rows",
     "hash_rows",
@@ -26,6 +29,9 @@ __all__ = [
 
 #: Largest |Ω| for which rows may be mapped to a single integer index (table layouts).
 MAX_INDEX_SIZE = 2**62
+
+#: Largest total of a count vector: sums of counts must stay exact in int64 (and in float64 ratios).
+MAX_COUNT_TOTAL = 2**53
 
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -134,6 +140,94 @@ def check_rows(
         top = 1
     dtype = row_dtype(max(n_categories or 0, top))
     return np.ascontiguousarray(arr, dtype=dtype)
+
+
+def _numeric(arr: np.ndarray, name: str, what: str) -> np.ndarray:
+    """Refuse complex, string, object and date dtypes with a TypeError naming ``name``."""
+    if arr.dtype.kind == "c":
+        msg = f"`{name}` must hold real {what}; got complex values (dtype {arr.dtype})."
+        raise TypeError(msg)
+    if arr.dtype.kind not in "biuf":
+        msg = f"`{name}` must hold numeric {what}; got dtype {arr.dtype}."
+        raise TypeError(msg)
+    return arr
+
+
+def check_counts(counts: Any, name: str = "counts", *, ndims: tuple[int, ...] = (1,)) -> np.ndarray:
+    """Validate bin counts: finite, non-negative integers (floats allowed when integral).
+
+    Parameters
+    ----------
+    counts : array-like
+        Counts, numpy array, list or torch tensor (detached and moved to the CPU).
+    name : str
+        Argument name used in error messages.
+    ndims : tuple of int
+        Accepted numbers of dimensions.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new int64 array (the input is never modified).
+    """
+    arr = _numeric(as_numpy(counts, name), name, "counts")
+    if arr.ndim not in ndims:
+        want = " or ".join(f"{d}-D" for d in ndims)
+        msg = f"`{name}` must be a {want} array of counts; got shape {arr.shape}."
+        raise ValueError(msg)
+    if arr.size == 0:
+        msg = f"`{name}` is empty; it needs at least one count."
+        raise ValueError(msg)
+    if arr.dtype.kind == "f":
+        if not np.isfinite(arr).all():
+            msg = f"`{name}` holds NaN or inf; counts must be finite non-negative integers."
+            raise ValueError(msg)
+        if (arr != np.round(arr)).any():
+            msg = f"`{name}` holds non-integer values; counts must be non-negative integers."
+            raise ValueError(msg)
+    if (arr < 0).any():
+        msg = f"`{name}` holds negative values; counts must be non-negative integers."
+        raise ValueError(msg)
+    totals = np.sum(arr, axis=-1, dtype=np.float64)
+    if (totals > MAX_COUNT_TOTAL).any():
+        msg = f"`{name}` totals {float(totals.max()):.6g} samples, above 2**53; counts that large lose exactness."
+        raise ValueError(msg)
+    return np.array(arr, dtype=np.int64)
+
+
+def check_probabilities(p: Any, name: str = "p", *, tol: float = 1e-6) -> np.ndarray:
+    """Validate a probability vector: finite, non-negative, summing to 1 within ``tol``.
+
+    Parameters
+    ----------
+    p : array-like
+        Probabilities (flattened), numpy array, list or torch tensor (detached, moved to the CPU).
+    name : str
+        Argument name used in error messages.
+    tol : float
+        Allowed deviation of the sum from 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new 1-D float64 array (the input is never modified).
+    """
+    arr = _numeric(as_numpy(p, name), name, "probabilities")
+    arr = np.array(arr, dtype=np.float64).reshape(-1)
+    if arr.size == 0:
+        msg = f"`{name}` is empty; it needs at least one probability."
+        raise ValueError(msg)
+    if not np.isfinite(arr).all():
+        msg = f"`{name}` holds NaN or inf; probabilities must be finite."
+        raise ValueError(msg)
+    if (arr < 0).any():
+        msg = f"`{name}` holds negative values; probabilities must be non-negative."
+        raise ValueError(msg)
+    total = float(arr.sum())
+    if abs(total - 1.0) > tol:
+        msg = f"`{name}` must be non-negative and sum to 1; got sum {total:.12g}."
+        raise ValueError(msg)
+    return arr
 
 
 def _radix(n_categories: int, length: int) -> np.ndarray:

@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 
 from modelcompare._foundation.seeds import SeedLike, check_seed
-from modelcompare._foundation.validation import check_choice, check_int, check_positive
+from modelcompare._foundation.validation import as_numpy, check_choice, check_int, check_positive
 from modelcompare.categorical._space import (
     MAX_INDEX_SIZE,
+    check_probabilities,
     check_rows,
     index_to_rows,
     row_dtype,
@@ -113,12 +114,13 @@ class CategoricalReference:
         In table layouts a 1-D integer array is read as indices into Ω (product order).
         """
         if self.is_table and not hasattr(samples, "columns"):
-            arr = np.asarray(samples)
+            arr = as_numpy(samples, name)
             if arr.ndim == 1 and arr.dtype.kind in "iu":
                 if arr.size and (arr.min() < 0 or arr.max() >= self.size):
                     msg = f"`{name}` indices must lie in 0..{self.size - 1}; got {arr.min()}..{arr.max()}."
                     raise ValueError(msg)
                 return index_to_rows(arr, self.n_categories, self.length)
+            samples = arr
         return check_rows(samples, name, n_categories=self.n_categories, length=self.length)
 
     def index_of(self, rows: np.ndarray) -> np.ndarray:
@@ -213,15 +215,9 @@ class CategoricalReference:
         if size >= MAX_INDEX_SIZE or size > 2**31:
             msg = f"|Ω| = {c}^{L} is too large for a table; use a rule layout or from_function."
             raise ValueError(msg)
-        table = np.array(p, dtype=float).reshape(-1)
+        table = check_probabilities(p, "p", tol=1e-9)
         if table.shape[0] != size:
             msg = f"`p` must have c**L = {size} entries; got {table.shape[0]}."
-            raise ValueError(msg)
-        if not np.isfinite(table).all() or (table < 0).any():
-            msg = "`p` must be finite and non-negative."
-            raise ValueError(msg)
-        if abs(table.sum() - 1.0) > 1e-9:
-            msg = f"`p` must sum to 1; got {table.sum():.12g}."
             raise ValueError(msg)
         if stairs is None:
             values = np.unique(table[table > 0])[::-1]
@@ -229,7 +225,7 @@ class CategoricalReference:
             pos = table > 0
             labels[pos] = np.searchsorted(-values, -table[pos])
         else:
-            labels = np.array(stairs, dtype=np.int64).reshape(-1)
+            labels = _check_labels(stairs, "stairs")
             if labels.shape[0] != size:
                 msg = f"`stairs` must have {size} entries; got {labels.shape[0]}."
                 raise ValueError(msg)
@@ -308,6 +304,28 @@ class CategoricalReference:
             return out
 
         return cls(c, L, sizes, values, "function", None, None, stair_fn, sampler)
+
+
+def _check_labels(stairs: Any, name: str) -> np.ndarray:
+    arr = as_numpy(stairs, name)
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+        msg = f"`{name}` must hold integer stair labels; got dtype {arr.dtype}."
+        raise TypeError(msg)
+    if arr.dtype.kind == "f" and (not np.isfinite(arr).all() or (arr != np.round(arr)).any()):
+        msg = f"`{name}` must hold integer stair labels (-1 for p = 0); got non-integer values."
+        raise ValueError(msg)
+    return np.array(arr, dtype=np.int64).reshape(-1)
+
+
+def check_reference(p: Any, name: str = "p") -> CategoricalReference:
+    """Return ``p`` if it is a :class:`CategoricalReference`, else raise a TypeError naming it."""
+    if not isinstance(p, CategoricalReference):
+        msg = (
+            f"`{name}` must be a CategoricalReference (stair_distribution, "
+            f"CategoricalReference.from_table or .from_function); got {type(p).__name__}."
+        )
+        raise TypeError(msg)
+    return p
 
 
 # ---------------------------------------------------------------------- the stair distribution
@@ -481,6 +499,8 @@ def distances(p: CategoricalReference, q: CategoricalReference) -> dict[str, flo
     >>> round(d["l1"], 4), round(d["tv"], 4), round(d["l2"], 4)
     (0.2, 0.1, 0.0126)
     """
+    check_reference(p, "p")
+    check_reference(q, "q")
     if p.table is None or q.table is None or p.table.shape != q.table.shape:
         msg = "`p` and `q` must be table distributions on the same Ω."
         raise ValueError(msg)
@@ -537,6 +557,7 @@ def perturb(
     >>> q.layout, round(float(abs(q.table - p.table).sum()), 6)
     ('table', 0.1)
     """
+    check_reference(p, "p")
     if p.table is None:
         msg = "`perturb` needs a table reference (layout='index' or from_table)."
         raise ValueError(msg)

@@ -147,6 +147,9 @@ def emit(
         Rows of the human-readable table; defaults to the scalar fields of the result.
     table : str, optional
         A pre-formatted table printed after the rows (e.g. a pairwise comparison table).
+    decision : bool, optional
+        The library's decision at ``alpha`` (``result.decision(alpha)``); when given, it is
+        reported instead of comparing the p-value with ``alpha`` here.
     """
     from modelcompare import __version__
 

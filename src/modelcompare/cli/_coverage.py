@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
 import click
 
 from modelcompare._foundation.io import DataError, read_matrix
-from modelcompare._foundation.results import Result, result_class
-from modelcompare.cli._common import common_options, emit, handle_errors
-
-
-@result_class
-class CoverageReport(Result):
-    """What the CLI prints: the global check, the independence check and (optionally) the local test."""
-
-    pvalue: float
-    global_check: Any
-    independence: Any
-    local: Any
+from modelcompare._foundation.seeds import check_seed
+from modelcompare.cli._common import EXIT_REJECT, common_options, decide, emit, handle_errors
 
 
 @click.command("coverage")
@@ -37,20 +28,21 @@ class CoverageReport(Result):
     default="hgb",
     show_default=True,
 )
-@click.option("--n-null", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--n-resamples", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option(
-    "--n-alphas",
+    "--n-levels",
     type=click.IntRange(min=1),
     default=99,
     show_default=True,
-    help="α grid k/(K+1), k=1..K.",
+    help="Credibility levels k/(K+1), k=1..K.",
 )
 @click.option("--statistic", type=click.Choice(["mse", "max"]), default="mse", show_default=True)
 @click.option(
     "--eval-correction",
-    type=click.Choice(["none", "bonferroni", "holm"]),
-    default="none",
+    type=click.Choice(["holm", "bonferroni"]),
+    default="holm",
     show_default=True,
+    help="Correction of the local p-values across evaluation points.",
 )
 @common_options
 @handle_errors
@@ -59,8 +51,8 @@ def coverage_command(
     x: str,
     x_eval: str | None,
     regressor: str,
-    n_null: int,
-    n_alphas: int,
+    n_resamples: int,
+    n_levels: int,
     statistic: str,
     eval_correction: str,
     seed: int | None,
@@ -72,14 +64,15 @@ def coverage_command(
     """Coverage diagnostics of a posterior from PIT values (Linhart et al. 2022; Zhao et al. 2021).
 
     PIT_VALUES is an (N, m) file of PIT values in [0, 1] (e.g. modelcompare.pit on a calibration
-    set); X the matching (N, d) observations. Runs the global KS check per covariate (Bonferroni),
-    the pairwise independence test and, with --x-eval, the local coverage test at each x₀. The
-    reported p-value (and --alpha decision) is the global uniformity test's.
+    set); X the matching (N, d) observations. Runs global_coverage_test (KS per covariate, Holm),
+    pit_independence_test (when m > 1) and, with --x-eval, local_coverage_test at each x₀. The JSON
+    output holds each test's result keyed by its name; with --alpha, `decisions` holds each test's
+    decision at that level, and --fail-on-reject exits with 1 when any test rejects.
 
     \b
     Example:
       $ modelcompare coverage pit.npy x.npy --x-eval path.npy --regressor knn --seed 0 --json
-      {"global_check": {...}, "local": {"pvalue": [...], ...}, "pvalue": 0.41, "seed": 0, ...}
+      {"global_coverage": {...}, "independence": {...}, "local_coverage": {...}, "seed": 0, ...}
     """
     from modelcompare import global_coverage_test, local_coverage_test, pit_independence_test
 
@@ -90,77 +83,69 @@ def coverage_command(
         raise DataError(
             f"PIT_VALUES and X must have the same number of rows; got {p.shape[0]} and {xs.shape[0]}."
         )
-    glob = global_coverage_test(p, alphas=n_alphas)
-    indep = pit_independence_test(p) if p.shape[1] > 1 else None
-    local = None
+    _, seed_used = check_seed(seed)
+    results: dict[str, Any] = {
+        "global_coverage": global_coverage_test(p, levels=n_levels, seed=seed_used)
+    }
+    if p.shape[1] > 1:
+        results["independence"] = pit_independence_test(p)
     if x_eval is not None:
-        xe = read_matrix(x_eval)
-        local = local_coverage_test(
+        results["local_coverage"] = local_coverage_test(
             p,
             xs,
-            xe,
-            alphas=n_alphas,
+            read_matrix(x_eval),
+            levels=n_levels,
             regressor=regressor,
-            n_null=n_null,
+            n_resamples=n_resamples,
             statistic=statistic,
-            eval_correction=None if eval_correction == "none" else eval_correction,
-            seed=seed,
+            eval_correction=eval_correction,
+            seed=seed_used,
         )
-    report = CoverageReport(
-        pvalue=glob.pvalue,
-        global_check={
-            k: v
-            for k, v in glob.to_dict().items()
-            if k in ("statistic", "pvalue", "statistics", "pvalues", "n")
-        },
-        independence=None if indep is None else indep.to_dict(),
-        local=None
-        if local is None
-        else {
-            k: v
-            for k, v in local.to_dict().items()
-            if k not in ("r_hat", "band_low", "band_high", "null_statistic")
-        },
-    )
+    payload: dict[str, Any] = {name: res.to_dict() for name, res in results.items()}
     rows: list[tuple[str, Any]] = [("n, m", f"{p.shape[0]}, {p.shape[1]}")]
-    rows += [(f"global KS p (z{i + 1})", float(v)) for i, v in enumerate(glob.pvalues)]
-    rows.append(("global pvalue (Bonferroni)", glob.pvalue))
-    if indep is not None:
-        rows.append(("independence p (Spearman, Bonferroni)", indep.pvalue))
+    for name, res in results.items():
+        rows += [(f"{name} statistic", res.statistic), (f"{name} pvalue", res.pvalue)]
+    decisions: dict[str, bool] = {}
+    if alpha is not None:
+        decisions = {name: bool(decide(res, alpha)[0]) for name, res in results.items()}
+        payload["alpha"] = alpha
+        payload["decisions"] = decisions
+        rows += [
+            (f"{name} decision", f"{'reject' if rej else 'do not reject'} H0 at {alpha}")
+            for name, rej in decisions.items()
+        ]
     table = None
+    local = results.get("local_coverage")
     if local is not None:
-        adj = local.pvalue_adjusted
         head = (
             "x0  "
             + "  ".join(f"T_z{i + 1:<6}" for i in range(p.shape[1]))
-            + "  pvalue"
-            + ("   adjusted" if adj is not None else "")
+            + f"  pvalue   adjusted ({local.eval_correction})"
         )
         lines = [head]
-        for e in range(local.statistic.shape[1]):
-            ts = "  ".join(f"{t:<8.3g}" for t in local.statistic[:, e])
-            extra = f"   {adj[e]:.4g}" if adj is not None else ""
-            lines.append(f"{e:<3} {ts}  {local.pvalue[e]:.4g}{extra}")
+        for e in range(local.statistics.shape[1]):
+            ts = "  ".join(f"{t:<8.3g}" for t in local.statistics[:, e])
+            lines.append(f"{e:<3} {ts}  {local.pvalues[e]:<8.4g} {local.pvalues_adjusted[e]:.4g}")
         table = "\n".join(lines)
     elif not quiet:
         click.echo("hint: pass --x-eval FILE to run the local coverage test.", err=True)
     emit(
         test="coverage",
-        result=report,
+        result=payload,
         params={
             "regressor": regressor,
-            "n_null": n_null,
-            "n_alphas": n_alphas,
+            "n_resamples": n_resamples,
+            "n_levels": n_levels,
             "statistic": statistic,
             "eval_correction": eval_correction,
             "x_eval": x_eval,
         },
-        seed=None if local is None else local.seed_used,
+        seed=seed_used,
         as_json=as_json,
-        alpha=alpha,
-        fail_on_reject=fail_on_reject,
         quiet=quiet,
         rows=rows,
         started=started,
         table=table,
     )
+    if fail_on_reject and any(decisions.values()):
+        sys.exit(EXIT_REJECT)

@@ -11,21 +11,25 @@ The reference is given one of three ways:
 
 ``--alpha`` is the level of the closeness test at every level k (default 0.05). The output is the
 library's :class:`~modelcompare.GranularityResult` (``value`` is the granularity) and its per-level
-``decisions``. A malformed ``--reference`` spec is a usage error (exit 2), like any bad option
-value. Unreadable files, bad shapes, categories out of range and invalid tables are data errors
-(exit 3).
+``decisions``. A malformed ``--reference`` spec (an unknown key, a value that is not a number, or
+values that name no stair distribution, e.g. ``c=0`` or ``layout=sort`` with ``stairs=3``) and a
+``--k-max`` outside [s, finest partition] are usage errors: one line ``Error: ...`` and exit 2,
+like any bad option value. Unreadable files, bad shapes, categories out of range and invalid tables
+are data errors (exit 3).
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
 from modelcompare._foundation.io import DataError, read_matrix
 from modelcompare.cli._common import EXIT_REJECT, common_options, emit, handle_errors
+
+EXIT_USAGE = 2
 
 _SPEC_KEYS = {
     "c": int,
@@ -76,6 +80,32 @@ def parse_reference_spec(spec: str) -> dict[str, Any]:
         msg = f"missing {', '.join(missing)} in {spec!r}."
         raise click.BadParameter(msg, param_hint="'--reference'")
     return out
+
+
+def _usage_error(message: str) -> NoReturn:
+    """One line ``Error: ...`` on stderr and exit code 2 (a usage problem, not a data problem)."""
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _spec_reference(spec: str) -> Any:
+    """The stair reference a ``--reference`` spec names; any problem with it is a usage error."""
+    from modelcompare.categorical import stair_distribution
+
+    try:
+        kw = parse_reference_spec(spec)
+        return stair_distribution(
+            kw["c"],
+            kw["L"],
+            kw["stairs"],
+            kw.get("ratio", 2.0),
+            layout=kw.get("layout", "index"),
+            positive_fraction=kw.get("positive_fraction"),
+        )
+    except click.BadParameter as exc:
+        _usage_error(exc.format_message())
+    except (ValueError, TypeError) as exc:
+        _usage_error(f"Invalid value for '--reference' ({spec!r}): {exc}")
 
 
 def _table_reference(path: str, length: int) -> Any:
@@ -134,7 +164,12 @@ def _table_reference(path: str, length: int) -> Any:
     help="Closeness test (default: paper; threshold in two-sample mode).",
 )
 @click.option("--split", is_flag=True, help="Choose bins on half the samples, test on the rest.")
-@click.option("--k-max", type=click.IntRange(min=1), default=None, help="Last level (default 2s).")
+@click.option(
+    "--k-max",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Last level (default 2s; at most |Ω⁺| + 1, or the pooled rows without a reference).",
+)
 @click.option("--n-resamples", type=click.IntRange(min=1), default=999, show_default=True)
 @common_options
 @handle_errors
@@ -166,7 +201,8 @@ def granularity_command(
       $ modelcompare granularity model.npy --reference stairs:c=6,L=6,stairs=3,ratio=2 --seed 0 --json
       {"all_accepted": false, "alpha": 0.05, ..., "test": "granularity", "value": 5, ...}
     """
-    from modelcompare.categorical import granularity, stair_distribution
+    from modelcompare.categorical import granularity
+    from modelcompare.categorical._binning import limit_message, max_bins
 
     alpha = 0.05 if alpha is None else alpha
     given = [r for r in (reference_spec, reference_table) if r is not None]
@@ -177,27 +213,22 @@ def granularity_command(
             "give the reference: --reference, --reference-table or --reference-samples."
         )
     started = time.perf_counter()
-    x = read_matrix(samples)
     ref = None
     if reference_spec is not None:
-        spec = parse_reference_spec(reference_spec)
-        ref = stair_distribution(
-            spec["c"],
-            spec["L"],
-            spec["stairs"],
-            spec.get("ratio", 2.0),
-            layout=spec.get("layout", "index"),
-            positive_fraction=spec.get("positive_fraction"),
-        )
-    elif reference_table is not None:
+        ref = _spec_reference(reference_spec)
+    x = read_matrix(samples)
+    if reference_table is not None:
         ref = _table_reference(reference_table, x.shape[1])
     ref_x = read_matrix(reference_samples) if reference_samples is not None else None
-    s = (ref.n_stairs + 1) if ref is not None else 1
     k_range = None
     if k_max is not None:
-        lo = s if ref is not None else 2
+        lo = ref.n_stairs + 1 if ref is not None else 2
         if k_max < lo:
-            raise click.BadParameter(f"must be >= {lo}; got {k_max}.", param_hint="'--k-max'")
+            _usage_error(f"`--k-max`={k_max} is below s={lo}, the coarsest level.")
+        n_rows = x.shape[0] + (ref_x.shape[0] if ref_x is not None else 0)
+        limit, why = max_bins(ref, adaptive=True, n_rows=n_rows)
+        if k_max > limit:
+            _usage_error(limit_message("--k-max", k_max, limit, why))
         k_range = range(lo, k_max + 1)
     result = granularity(
         ref,

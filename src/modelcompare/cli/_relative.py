@@ -57,7 +57,7 @@ def _only_for(value: Any, option: str, allowed: tuple[str, ...], test: str) -> N
     help="ume/mmd/kid need equal sample sizes: subsample each file to the smallest (seeded).",
 )
 @click.option(
-    "--n-bootstrap",
+    "--n-resamples",
     type=click.IntRange(min=1),
     default=None,
     help="fid: number of bootstrap resamples [default: 200].",
@@ -74,7 +74,7 @@ def relative_command(
     bandwidth: float | None,
     optimize: bool | None,
     subsample: bool | None,
-    n_bootstrap: int | None,
+    n_resamples: int | None,
     columns: str | None,
     seed: int | None,
     as_json: bool,
@@ -87,7 +87,8 @@ def relative_command(
     H0: P is at least as close to REF as Q; a small p-value says Q fits better. P_SAMPLES,
     Q_SAMPLES and REF_SAMPLES are .npy, .npz[:key], .csv/.tsv or .parquet files of draws (rows) by
     dimensions (columns), e.g. image features. Results are conditional on the kernel (and, for
-    Rel-UME, on the locations). Swap P and Q to ask whether P fits better.
+    Rel-UME, on the locations). Swap P and Q to ask whether P fits better. With --alpha the
+    decision is the library's ``result.decision(alpha)``: reject H0 iff p <= alpha.
 
     \b
     Example:
@@ -101,7 +102,7 @@ def relative_command(
     _only_for(optimize, "--optimize/--no-optimize", ("ume",), test)
     _only_for(bandwidth, "--bandwidth", ("ume", "mmd"), test)
     _only_for(subsample, "--subsample", ("ume", "mmd", "kid"), test)
-    _only_for(n_bootstrap, "--n-bootstrap", ("fid",), test)
+    _only_for(n_resamples, "--n-resamples", ("fid",), test)
 
     started = time.perf_counter()
     cols = columns.split(",") if columns else None
@@ -110,20 +111,14 @@ def relative_command(
     z = read_matrix(ref_samples, columns=cols)
     params: dict[str, Any]
     if test == "ume":
-        rel_ume = getattr(relative, "rel_ume", None)
-        if rel_ume is None:  # pragma: no cover - only before the Rel-UME module is merged
-            msg = "--test ume is not available in this build (modelcompare.relative.rel_ume)."
-            raise click.UsageError(msg)
         params = {
             "locations": 5 if locations is None else locations,
             "bandwidth": bandwidth,
             "optimize": True if optimize is None else optimize,
         }
-        kwargs: dict[str, Any] = dict(params)
         if subsample:
-            kwargs["subsample"] = True
             params["subsample"] = True
-        result = rel_ume(x, y, z, seed=seed, **kwargs)
+        result = relative.rel_ume(x, y, z, seed=seed, **params)
     elif test == "mmd":
         params = {"bandwidth": bandwidth, "subsample": bool(subsample)}
         result = relative.rel_mmd(x, y, z, seed=seed, **params)
@@ -131,10 +126,7 @@ def relative_command(
         params = {"subsample": bool(subsample)}
         result = relative.relative_kid(x, y, z, seed=seed, **params)
     else:
-        params = {
-            "n_bootstrap": 200 if n_bootstrap is None else n_bootstrap,
-            "alpha": 0.05 if alpha is None else alpha,
-        }
+        params = {"n_resamples": 200 if n_resamples is None else n_resamples}
         result = relative.relative_fid(x, y, z, seed=seed, **params)
     emit(
         test=f"relative-{test}",

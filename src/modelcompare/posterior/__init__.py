@@ -1,4 +1,4 @@
-"""Posterior diagnostics for normalising-flow posteriors (issue 4)."""
+"""Posterior diagnostics for normalising-flow posteriors (Linhart et al. 2022; Zhao et al. 2021)."""
 
 from modelcompare.posterior._adapters import NflowsFlow, SbiFlow, ZukoFlow, as_flow
 from modelcompare.posterior._flows import (
@@ -10,9 +10,9 @@ from modelcompare.posterior._flows import (
 )
 from modelcompare.posterior._global import (
     GlobalCoverageResult,
-    alpha_grid,
     ecdf_band,
     global_coverage_test,
+    level_grid,
 )
 from modelcompare.posterior._independence import (
     IndependenceResult,
@@ -26,7 +26,7 @@ from modelcompare.posterior._lct import (
     LocalCoverageResult,
     NearestNeighborRegressor,
     NullRegressors,
-    PerAlphaRegressor,
+    PerLevelRegressor,
     fit_null_regressors,
     local_coverage_test,
 )
@@ -54,18 +54,18 @@ __all__ = [
     "NearestNeighborRegressor",
     "NflowsFlow",
     "NullRegressors",
-    "PerAlphaRegressor",
+    "PerLevelRegressor",
     "SBCResult",
     "SbiFlow",
     "TARPResult",
     "ZukoFlow",
-    "alpha_grid",
     "as_flow",
     "check_flow",
     "ecdf_band",
     "fit_null_regressors",
     "global_coverage_test",
     "lc2st_nf",
+    "level_grid",
     "local_coverage_test",
     "local_independence_test",
     "pit",

@@ -15,23 +15,22 @@ from joblib import Parallel, delayed
 from scipy import stats
 from scipy.special import ndtri
 
-from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
 from modelcompare._foundation.validation import (
     check_choice,
-    check_fraction,
     check_int,
     check_same_rows,
     check_same_width,
     check_samples,
 )
 from modelcompare.posterior._lct import (
-    _adjust,
-    _check_n_null,
+    _check_n_resamples,
     _standardisation,
     _warn_resolution,
     mc_pvalue,
 )
+from modelcompare.posterior._multiple import EVAL_CORRECTIONS, adjust_pvalues, overall_pvalue
 from modelcompare.posterior._pit import check_pit_values
 from modelcompare.posterior._regressors import _KNNIndex, _set_seed
 
@@ -67,33 +66,51 @@ def gaussianise(pit_values: Any) -> np.ndarray:
 
 
 @result_class
-class IndependenceResult(Result):
-    """Result of :func:`pit_independence_test`.
+class IndependenceResult(TestResult):
+    """Result of :func:`pit_independence_test` (K pairs of covariates).
 
-    ``statistic`` is the largest |ρ| (Spearman/Kendall) or χ² over the pairs; ``pvalue`` the
-    Bonferroni-combined p-value over the m(m−1)/2 pairs; ``pair_statistics``/``pair_pvalues`` are per
-    pair, in the order of ``pairs``.
+    Attributes
+    ----------
+    statistic : float
+        The largest |ρ| (Spearman, Kendall) or χ² over the pairs.
+    pvalue : float
+        The smallest Holm-adjusted p-value over the K pairs, min(1, K · min_k p_k) (equal to
+        Bonferroni's): ``decision(alpha)`` is Holm's family-wise decision.
+    statistics, pvalues : numpy.ndarray, shape (K,)
+        Statistic (ρ, τ or χ²) and p-value of each pair, in the order of ``pairs``.
+    pvalues_adjusted : numpy.ndarray, shape (K,)
+        ``pvalues`` Holm-adjusted over the pairs.
+    pairs : list of (int, int)
+        The tested pairs of columns.
+    method : str
+        ``"spearman"``, ``"kendall"`` or ``"chi2"``.
+    n : int
+        Number of PIT rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = pit_independence_test(np.random.default_rng(0).uniform(size=(500, 3)))
+    >>> res.decision(0.05), res.pvalues.shape
+    (False, (3,))
     """
 
     statistic: float
     pvalue: float
-    pair_statistics: np.ndarray
-    pair_pvalues: np.ndarray
+    statistics: np.ndarray
+    pvalues: np.ndarray
+    pvalues_adjusted: np.ndarray
     pairs: list[tuple[int, int]]
     method: str
     n: int
 
     _repr_fields = ("statistic", "pvalue", "method", "n")
 
-    def decision(self, alpha: float = 0.05) -> bool:
-        """True when independence is rejected at level ``alpha``."""
-        return bool(self.pvalue <= check_fraction(alpha, "alpha"))
-
 
 def pit_independence_test(
     pit_values: Any, *, method: str = "spearman", n_bins: int = 5, pairs: Any = None
 ) -> IndependenceResult:
-    """Global test of the pairwise independence of the PIT covariates.
+    """Global test of the pairwise independence of the PIT covariates, Holm over the pairs.
 
     Parameters
     ----------
@@ -121,8 +138,8 @@ def pit_independence_test(
     --------
     >>> import numpy as np
     >>> res = pit_independence_test(np.random.default_rng(0).uniform(size=(500, 3)))
-    >>> len(res.pairs)
-    3
+    >>> res.pairs
+    [(0, 1), (0, 2), (1, 2)]
     """
     p = check_pit_values(pit_values)
     n, m = p.shape
@@ -149,13 +166,13 @@ def pit_independence_test(
             st.append(float(r.statistic))
             pv.append(float(r.pvalue))
     st_arr, pv_arr = np.array(st), np.nan_to_num(np.array(pv), nan=1.0)
-    k = len(pair_list)
     stat = float(np.max(np.abs(st_arr))) if method != "chi2" else float(st_arr.max())
     return IndependenceResult(
         statistic=stat,
-        pvalue=float(min(1.0, k * pv_arr.min())),
-        pair_statistics=st_arr,
-        pair_pvalues=pv_arr,
+        pvalue=overall_pvalue(pv_arr),
+        statistics=st_arr,
+        pvalues=pv_arr,
+        pvalues_adjusted=adjust_pvalues(pv_arr, "holm"),
         pairs=pair_list,
         method=method,
         n=n,
@@ -211,35 +228,66 @@ def _resolve_mean_regressor(regressor: Any) -> Any:
 
 
 @result_class
-class LocalIndependenceResult(Result):
+class LocalIndependenceResult(TestResult):
     """Result of :func:`local_independence_test` (K pairs, E evaluation points).
 
-    ``statistic`` (K, E) is ĝ_ij(x₀)², with ĝ_ij the regression of z_i z_j on x; ``pvalue`` (E,) is
-    Bonferroni over pairs; ``pvalues`` (K, E) per pair; ``regression`` (K, E) is ĝ_ij(x₀), an
-    estimate of the conditional correlation E[z_i z_j | x₀].
+    Attributes
+    ----------
+    statistic : float
+        The largest per-point statistic, max over pairs and evaluation points of ĝ_ij(x₀)².
+    pvalue : float
+        The smallest Holm-adjusted p-value across the evaluation points, min(1, E · min_e p(x₀_e)),
+        so that ``decision(alpha)`` is Holm's family-wise decision.
+    statistics : numpy.ndarray, shape (K, E)
+        ĝ_ij(x₀)², with ĝ_ij the regression of z_i z_j on x.
+    pvalues : numpy.ndarray, shape (E,)
+        Per evaluation point, Bonferroni over the pairs.
+    pvalues_adjusted : numpy.ndarray, shape (E,)
+        ``pvalues`` adjusted across the evaluation points by ``eval_correction``.
+    pair_pvalues : numpy.ndarray, shape (K, E)
+        (1 + #{T^{(b)} ≥ T}) / (1 + B) per pair and point.
+    regression : numpy.ndarray, shape (K, E)
+        ĝ_ij(x₀), an estimate of the conditional correlation E[z_i z_j | x₀].
+    pairs : list of (int, int)
+        The tested pairs of columns.
+    x_eval : numpy.ndarray, shape (E, d)
+        The evaluation points.
+    regressor, eval_correction : str
+        The options the test ran with.
+    n, n_resamples : int
+        Calibration pairs and null trials B.
+    seed_used : int or None
+        The seed of the null draws and the regressions.
+    null_statistics : numpy.ndarray, shape (B, E)
+        T^{(b)}(x₀), shared by all pairs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> res = local_independence_test(rng.uniform(size=(400, 2)), rng.normal(size=(400, 1)),
+    ...                               [[0.0]], regressor="knn", n_resamples=50, seed=0)
+    >>> res.decision(0.05), res.statistics.shape
+    (False, (1, 1))
     """
 
-    statistic: np.ndarray
-    pvalue: np.ndarray
+    statistic: float
+    pvalue: float
+    statistics: np.ndarray
     pvalues: np.ndarray
-    pvalue_adjusted: np.ndarray | None
+    pvalues_adjusted: np.ndarray
+    pair_pvalues: np.ndarray
     regression: np.ndarray
     pairs: list[tuple[int, int]]
     x_eval: np.ndarray
     regressor: str
+    eval_correction: str
     n: int
-    n_null: int
-    eval_correction: str | None
+    n_resamples: int
     seed_used: int | None
-    null_statistic: np.ndarray
+    null_statistics: np.ndarray
 
-    _repr_fields = ("n", "n_null", "regressor")
-
-    def decision(self, alpha: float = 0.05) -> np.ndarray:
-        """Reject conditional uncorrelatedness at each x₀ (``pvalue_adjusted`` when present)."""
-        alpha = check_fraction(alpha, "alpha")
-        p = self.pvalue if self.pvalue_adjusted is None else self.pvalue_adjusted
-        return p <= alpha
+    _repr_fields = ("statistic", "pvalue", "n", "n_resamples", "regressor")
 
 
 def _fit_predict(reg: Any, xs: np.ndarray, y: np.ndarray, xe: np.ndarray, seed: int) -> np.ndarray:
@@ -259,9 +307,9 @@ def local_independence_test(
     x_eval: Any,
     *,
     regressor: Any = "hgb",
-    n_null: int = 100,
+    n_resamples: int = 100,
     pairs: Any = None,
-    eval_correction: str | None = None,
+    eval_correction: str = "holm",
     seed: SeedLike = None,
     n_jobs: int | None = None,
 ) -> LocalIndependenceResult:
@@ -270,43 +318,54 @@ def local_independence_test(
     For each pair (i, j), z_i z_j (z = Φ⁻¹(P)) is regressed on x, giving ĝ_ij(x) ≈ E[z_i z_j | x],
     which is 0 under H0(x). The statistic at x₀ is ĝ_ij(x₀)². The null refits on e_1 e_2 with
     e_1, e_2 iid N(0, 1) (the law of z_i z_j under H0) for B trials, shared across pairs and x₀;
-    p = (1 + #{T^{(b)} ≥ T}) / (1 + B), Bonferroni over pairs.
+    p = (1 + #{T^{(b)} ≥ T}) / (1 + B), Bonferroni over pairs, Holm across evaluation points.
 
     Parameters
     ----------
     pit_values : array-like, shape (N, m)
+        PIT values (m ≥ 2).
     x : array-like, shape (N, d)
+        The calibration observations.
     x_eval : array-like, shape (E, d)
+        Evaluation points x₀.
     regressor : {"hgb", "knn"} or scikit-learn regressor
         Regression of the products on (z-scored) x.
-    n_null : int
+    n_resamples : int
         B null trials.
     pairs : sequence of (i, j), optional
         Default: all pairs.
-    eval_correction : {None, "bonferroni", "holm"}
-        Correction across evaluation points.
+    eval_correction : {"holm", "bonferroni"}
+        The correction of ``pvalues_adjusted`` across the evaluation points; the overall ``pvalue``
+        is Holm's either way (both give the same smallest adjusted value).
     seed : int, Generator or None
+        Seeds the null draws and the regressions.
     n_jobs : int, optional
+        joblib workers over the fits.
 
     Returns
     -------
     LocalIndependenceResult
 
+    Warns
+    -----
+    TooFewResamplesWarning
+        When B is too small for the overall p-value to reach 0.05.
+
     Notes
     -----
     This tests conditional **correlation only** (E[z_i z_j | x] = 0), not independence: dependent
     but uncorrelated covariates pass. The null assumes standard normal marginals, so run it after
-    the uniformity tests pass (as the paper's workflow does). For the whole local null
-    z | x₀ ~ N(0, I) use :func:`lc2st_nf`.
+    the uniformity tests pass (as the workflow of Linhart et al. 2022 does). For the whole local
+    null z | x₀ ~ N(0, I) use :func:`lc2st_nf`.
 
     Examples
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> res = local_independence_test(rng.uniform(size=(400, 2)), rng.normal(size=(400, 1)),
-    ...                               [[0.0]], regressor="knn", n_null=50, seed=0)
-    >>> res.statistic.shape
-    (1, 1)
+    ...                               [[0.0]], regressor="knn", n_resamples=50, seed=0)
+    >>> res.pair_pvalues.shape, bool(res.pvalue > 0.05)
+    ((1, 1), True)
     """
     p = check_pit_values(pit_values)
     x = check_samples(x, "x")
@@ -315,12 +374,9 @@ def local_independence_test(
     check_same_width([("x", x), ("x_eval", x_eval)], what="local_independence_test")
     pair_list = _pairs(p.shape[1], pairs)
     reg = _resolve_mean_regressor(regressor)
-    n_null = _check_n_null(n_null)
-    if eval_correction is not None:
-        eval_correction = check_choice(eval_correction, "eval_correction", ("bonferroni", "holm"))
-    _warn_resolution(
-        len(pair_list), x_eval.shape[0] if eval_correction else 1, n_null, "bonferroni"
-    )
+    n_resamples = _check_n_resamples(n_resamples)
+    eval_correction = check_choice(eval_correction, "eval_correction", EVAL_CORRECTIONS)
+    _warn_resolution(len(pair_list), x_eval.shape[0], n_resamples, "bonferroni")
     rng, seed_used = check_seed(seed)
     null_rng, obs_rng = rng.spawn(2)
     mean, scale = _standardisation(x)
@@ -328,7 +384,7 @@ def local_independence_test(
     z = gaussianise(p)
     g_null = np.stack(
         Parallel(n_jobs=n_jobs)(
-            delayed(_null_products)(reg, xs, xe, c) for c in null_rng.spawn(n_null)
+            delayed(_null_products)(reg, xs, xe, c) for c in null_rng.spawn(n_resamples)
         )
     )  # (B, E)
     g_obs = np.stack(
@@ -338,20 +394,22 @@ def local_independence_test(
         )
     )  # (K, E)
     t_obs, t_null = g_obs**2, g_null**2
-    pvalues = mc_pvalue(t_obs, t_null[:, None, :])
-    pvalue = np.minimum(1.0, len(pair_list) * pvalues.min(axis=0))
+    pair_pvalues = mc_pvalue(t_obs, t_null[:, None, :])
+    pvalues = np.minimum(1.0, len(pair_list) * pair_pvalues.min(axis=0))
     return LocalIndependenceResult(
-        statistic=t_obs,
-        pvalue=pvalue,
+        statistic=float(t_obs.max()),
+        pvalue=overall_pvalue(pvalues),
+        statistics=t_obs,
         pvalues=pvalues,
-        pvalue_adjusted=_adjust(pvalue, eval_correction),
+        pvalues_adjusted=adjust_pvalues(pvalues, eval_correction),
+        pair_pvalues=pair_pvalues,
         regression=g_obs,
         pairs=pair_list,
         x_eval=x_eval.copy(),
         regressor=reg.name,
-        n=n,
-        n_null=n_null,
         eval_correction=eval_correction,
+        n=n,
+        n_resamples=n_resamples,
         seed_used=seed_used,
-        null_statistic=t_null,
+        null_statistics=t_null,
     )

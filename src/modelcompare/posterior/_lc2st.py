@@ -8,7 +8,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
 
-from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
 from modelcompare._foundation.validation import (
     check_choice,
@@ -17,7 +17,8 @@ from modelcompare._foundation.validation import (
     check_samples,
 )
 from modelcompare.posterior._flows import _pair_iv
-from modelcompare.posterior._lct import _adjust, _check_n_null, _standardisation, mc_pvalue
+from modelcompare.posterior._lct import _check_n_resamples, _standardisation, mc_pvalue
+from modelcompare.posterior._multiple import EVAL_CORRECTIONS, adjust_pvalues, overall_pvalue
 from modelcompare.posterior._regressors import _set_seed
 
 __all__ = ["LC2STResult", "lc2st_nf"]
@@ -44,21 +45,58 @@ def _classifier(classifier: Any) -> Any:
 
 
 @result_class
-class LC2STResult(Result):
-    """Result of :func:`lc2st_nf`: T(x₀) = mean_o (d(z_o, x₀) − ½)² and its p-value per x₀."""
+class LC2STResult(TestResult):
+    """Result of :func:`lc2st_nf` at E evaluation points.
 
-    statistic: np.ndarray
-    pvalue: np.ndarray
-    pvalue_adjusted: np.ndarray | None
+    Attributes
+    ----------
+    statistic : float
+        The largest per-point statistic, max over x₀ of T(x₀) = mean_o (d(z_o, x₀) − ½)².
+    pvalue : float
+        The smallest Holm-adjusted p-value across the evaluation points, min(1, E · min_e p(x₀_e)),
+        so that ``decision(alpha)`` is Holm's family-wise decision.
+    statistics, pvalues : numpy.ndarray, shape (E,)
+        T(x₀) and its p-value (1 + #{T^{(b)} ≥ T}) / (1 + B) at each evaluation point.
+    pvalues_adjusted : numpy.ndarray, shape (E,)
+        ``pvalues`` adjusted across the evaluation points by ``eval_correction``.
+    x_eval : numpy.ndarray, shape (E, d)
+        The evaluation points.
+    classifier, eval_correction : str
+        The options the test ran with.
+    n, n_resamples, n_eval : int
+        Calibration pairs, null classifiers B and base draws per evaluation point.
+    seed_used : int or None
+        The seed of the null draws, the classifiers and the base draws.
+    null_statistics : numpy.ndarray, shape (B, E)
+        T^{(b)}(x₀) of the null classifiers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import ConditionalGaussianModel
+    >>> model = ConditionalGaussianModel(0.5 * np.eye(2))
+    >>> theta, x = model.simulate(300, seed=0)
+    >>> res = lc2st_nf(model.exact_flow(), theta, x, [[0.0, 0.0]], classifier="quadratic",
+    ...                n_resamples=19, n_eval=100, seed=0)
+    >>> res.decision(0.05), res.pvalues.shape
+    (False, (1,))
+    """
+
+    statistic: float
+    pvalue: float
+    statistics: np.ndarray
+    pvalues: np.ndarray
+    pvalues_adjusted: np.ndarray
     x_eval: np.ndarray
     classifier: str
+    eval_correction: str
     n: int
-    n_null: int
+    n_resamples: int
     n_eval: int
     seed_used: int | None
-    null_statistic: np.ndarray
+    null_statistics: np.ndarray
 
-    _repr_fields = ("n", "n_null", "classifier")
+    _repr_fields = ("statistic", "pvalue", "n", "n_resamples", "classifier")
 
 
 def _fit_stat(
@@ -95,9 +133,9 @@ def lc2st_nf(
     x_eval: Any,
     *,
     n_eval: int = 1000,
-    n_null: int = 100,
+    n_resamples: int = 100,
     classifier: Any = "mlp",
-    eval_correction: str | None = None,
+    eval_correction: str = "holm",
     seed: SeedLike = None,
     n_jobs: int | None = None,
 ) -> LC2STResult:
@@ -111,22 +149,27 @@ def lc2st_nf(
     Parameters
     ----------
     flow : object with ``to_latent``
-        The latent comes from :func:`to_latent` (for sbi, :class:`SbiFlow`, never sbi's raw-context
-        ``inverse_transform``).
+        The latent comes from ``flow.to_latent`` (for sbi, :class:`SbiFlow`, never sbi's
+        raw-context ``inverse_transform``).
     theta, x : array-like, shapes (N, m), (N, d)
         Calibration pairs.
     x_eval : array-like, shape (E, d)
+        Evaluation points x₀.
     n_eval : int
         Base draws per evaluation point.
-    n_null : int
+    n_resamples : int
         B null classifiers.
     classifier : {"mlp", "quadratic"} or sklearn classifier
         ``"mlp"``: MLPClassifier (64, 64) with early stopping; ``"quadratic"``: logistic regression on
         degree-2 features of [z, x] (sees shifts, dispersion, correlation and linear x-interactions;
         cheap).
-    eval_correction : {None, "bonferroni", "holm"}
+    eval_correction : {"holm", "bonferroni"}
+        The correction of ``pvalues_adjusted`` across the evaluation points; the overall ``pvalue``
+        is Holm's either way (both give the same smallest adjusted value).
     seed : int, Generator or None
+        Seeds the null draws, the classifiers and the base draws.
     n_jobs : int, optional
+        joblib workers over the null classifiers.
 
     Returns
     -------
@@ -135,15 +178,30 @@ def lc2st_nf(
     Notes
     -----
     This tests the whole local null z | x₀ ~ N(0, I) (uniformity and independence together).
+
+    References
+    ----------
+    Linhart, Gramfort, Rodrigues (2023). L-C2ST: Local diagnostics for posterior approximations in
+    simulation-based inference. NeurIPS.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import ConditionalGaussianModel
+    >>> model = ConditionalGaussianModel(0.5 * np.eye(2))
+    >>> theta, x = model.simulate(300, seed=0)
+    >>> res = lc2st_nf(model.exact_flow(), theta, x, [[0.0, 0.0], [1.0, 1.0]],
+    ...                classifier="quadratic", n_resamples=19, n_eval=100, seed=0)
+    >>> res.statistics.shape, res.null_statistics.shape
+    ((2,), (19, 2))
     """
     theta, x = _pair_iv(theta, x)
     x_eval = check_samples(x_eval, "x_eval", min_samples=1)
     check_same_width([("x", x), ("x_eval", x_eval)], what="lc2st_nf")
     n_eval = check_int(n_eval, "n_eval", low=1)
-    n_null = _check_n_null(n_null)
+    n_resamples = _check_n_resamples(n_resamples)
     clf = _classifier(classifier)
-    if eval_correction is not None:
-        eval_correction = check_choice(eval_correction, "eval_correction", ("bonferroni", "holm"))
+    eval_correction = check_choice(eval_correction, "eval_correction", EVAL_CORRECTIONS)
     rng, seed_used = check_seed(seed)
     null_rng, obs_rng, eval_rng = rng.spawn(3)
     z = np.asarray(flow.to_latent(theta, x), dtype=float)
@@ -153,23 +211,26 @@ def lc2st_nf(
     z_eval = eval_rng.standard_normal((n_eval, m))
     t_null = np.stack(
         Parallel(n_jobs=n_jobs)(
-            delayed(_null_stat)(clf, xs, m, z_eval, xe, c) for c in null_rng.spawn(n_null)
+            delayed(_null_stat)(clf, xs, m, z_eval, xe, c) for c in null_rng.spawn(n_resamples)
         )
     )
     t_obs = _fit_stat(
         clf, z, obs_rng.standard_normal((n, m)), xs, z_eval, xe, sklearn_seed(obs_rng)
     )
-    pvalue = mc_pvalue(t_obs, t_null)
+    pvalues = mc_pvalue(t_obs, t_null)
     name = classifier if isinstance(classifier, str) else type(classifier).__name__
     return LC2STResult(
-        statistic=t_obs,
-        pvalue=pvalue,
-        pvalue_adjusted=_adjust(pvalue, eval_correction),
+        statistic=float(t_obs.max()),
+        pvalue=overall_pvalue(pvalues),
+        statistics=t_obs,
+        pvalues=pvalues,
+        pvalues_adjusted=adjust_pvalues(pvalues, eval_correction),
         x_eval=x_eval.copy(),
         classifier=name,
+        eval_correction=eval_correction,
         n=n,
-        n_null=n_null,
+        n_resamples=n_resamples,
         n_eval=n_eval,
         seed_used=seed_used,
-        null_statistic=t_null,
+        null_statistics=t_null,
     )

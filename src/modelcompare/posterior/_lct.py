@@ -3,20 +3,20 @@
 Two layers: :func:`fit_null_regressors` fits the B null regressions once per calibration x-set (they
 do not depend on the PIT values, the covariate or the evaluation point) and returns a frozen
 :class:`NullRegressors` cache; :func:`local_coverage_test` is the one-call test that accepts it.
+Credibility levels are written γ (Linhart et al. write α); α is a significance level.
 """
 
 from __future__ import annotations
 
 import hashlib
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from joblib import Parallel, delayed
 
 from modelcompare._foundation.errors import DegenerateDataWarning, TooFewResamplesWarning
-from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.results import Result, TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
 from modelcompare._foundation.validation import (
     check_choice,
@@ -26,12 +26,13 @@ from modelcompare._foundation.validation import (
     check_same_width,
     check_samples,
 )
-from modelcompare.posterior._global import alpha_grid
+from modelcompare.posterior._global import level_grid
+from modelcompare.posterior._multiple import EVAL_CORRECTIONS, adjust_pvalues, overall_pvalue
 from modelcompare.posterior._pit import check_pit_values
 from modelcompare.posterior._regressors import (
     AmortizedRegressor,
     NearestNeighborRegressor,
-    PerAlphaRegressor,
+    PerLevelRegressor,
     resolve_regressor,
 )
 
@@ -40,7 +41,7 @@ __all__ = [
     "LocalCoverageResult",
     "NearestNeighborRegressor",
     "NullRegressors",
-    "PerAlphaRegressor",
+    "PerLevelRegressor",
     "fit_null_regressors",
     "local_coverage_test",
     "mc_pvalue",
@@ -53,41 +54,67 @@ def _fingerprint(x: np.ndarray) -> str:
     return hashlib.sha1(np.ascontiguousarray(x).tobytes()).hexdigest()
 
 
-@dataclass(frozen=True, eq=False)
-class NullRegressors:
+@result_class
+class NullRegressors(Result):
     """Frozen cache of the B null fits on one calibration x-set (reusable across calls).
 
     Each null trial b draws U_1..U_N iid U(0, 1), keeps the x_n and fits the regressor on
-    (x_n, 1{U_n ≤ α}). The fits do not depend on the PIT values, the covariate or the evaluation
+    (x_n, 1{U_n ≤ γ}). The fits do not depend on the PIT values, the covariate or the evaluation
     points, so one cache serves every covariate, estimator and x₀ on the same x-set.
+
+    Attributes
+    ----------
+    levels : numpy.ndarray, shape (G,)
+        The credibility levels γ of the fits.
+    regressor : str
+        The regressor's name.
+    n_resamples : int
+        B, the number of null fits.
+    n : int
+        Rows of the calibration x-set.
+    x_mean, x_scale : numpy.ndarray, shape (d,)
+        The z-scoring of x (applied to every evaluation point).
+    fingerprint : str
+        A hash of x: the cache refuses another x-set.
+    seed_used : int or None
+        The seed of the null draws.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.random.default_rng(0).normal(size=(200, 2))
+    >>> null = fit_null_regressors(x, levels=9, regressor="knn", n_resamples=19, seed=0)
+    >>> null
+    NullRegressors(n_resamples=19, n=200, regressor='knn-150')
+    >>> null.predict([[0.0, 0.0]]).shape
+    (19, 1, 9)
     """
 
-    alphas: np.ndarray
-    regressor: Any
-    n_null: int
+    levels: np.ndarray
+    regressor: str
+    n_resamples: int
     n: int
     x_mean: np.ndarray
     x_scale: np.ndarray
     fingerprint: str
     seed_used: int | None
-    models: tuple[Any, ...]
+    _estimator: Any
+    _models: tuple[Any, ...]
 
-    def __repr__(self) -> str:
-        name = getattr(self.regressor, "name", type(self.regressor).__name__)
-        return f"NullRegressors(n_null={self.n_null}, n={self.n}, alphas={self.alphas.size}, regressor={name!r})"
+    _repr_fields = ("n_resamples", "n", "regressor")
 
     def standardise(self, x: np.ndarray) -> np.ndarray:
         """Apply the calibration set's z-scoring to ``x``."""
         return (x - self.x_mean) / self.x_scale
 
     def predict(self, x_eval: Any) -> np.ndarray:
-        """Null CDF estimates r̂^{(b)}_α(x₀), shape ``(B, E, |G|)``."""
+        """Null CDF estimates r̂^{(b)}_γ(x₀), shape ``(B, E, G)``."""
         xe = check_samples(x_eval, "x_eval", min_samples=1)
         if xe.shape[1] != self.x_mean.size:
             msg = f"`x_eval` must have {self.x_mean.size} columns like `x`; got {xe.shape[1]}."
             raise ValueError(msg)
         xs = self.standardise(xe)
-        return np.stack([mdl.predict(xs) for mdl in self.models])
+        return np.stack([mdl.predict(xs) for mdl in self._models])
 
 
 def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -103,55 +130,62 @@ def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, scale
 
 
-def _null_fit(reg: Any, xs: np.ndarray, alphas: np.ndarray, child: np.random.Generator) -> Any:
+def _null_fit(reg: Any, xs: np.ndarray, levels: np.ndarray, child: np.random.Generator) -> Any:
     u = child.uniform(size=xs.shape[0])
-    return reg.fit(xs, u, alphas, sklearn_seed(child))
+    return reg.fit(xs, u, levels, sklearn_seed(child))
 
 
 def _fit_null(
     x: np.ndarray,
-    alphas: np.ndarray,
+    levels: np.ndarray,
     reg: Any,
-    n_null: int,
+    n_resamples: int,
     rng: np.random.Generator,
     seed_used: int | None,
     n_jobs: int | None,
 ) -> NullRegressors:
     mean, scale = _standardisation(x)
     xs = (x - mean) / scale
-    children = rng.spawn(n_null)
-    models = Parallel(n_jobs=n_jobs)(delayed(_null_fit)(reg, xs, alphas, c) for c in children)
+    children = rng.spawn(n_resamples)
+    models = Parallel(n_jobs=n_jobs)(delayed(_null_fit)(reg, xs, levels, c) for c in children)
     return NullRegressors(
-        alphas=alphas,
-        regressor=reg,
-        n_null=n_null,
+        levels=levels,
+        regressor=_regressor_name(reg),
+        n_resamples=n_resamples,
         n=x.shape[0],
         x_mean=mean,
         x_scale=scale,
         fingerprint=_fingerprint(x),
         seed_used=seed_used,
-        models=tuple(models),
+        _estimator=reg,
+        _models=tuple(models),
     )
 
 
-def _check_n_null(n_null: int) -> int:
-    n_null = check_int(n_null, "n_null", low=1)
-    if n_null < 19:
+def _regressor_name(reg: Any) -> str:
+    return str(getattr(reg, "name", type(reg).__name__))
+
+
+def _check_n_resamples(n_resamples: int) -> int:
+    n_resamples = check_int(n_resamples, "n_resamples", low=1)
+    if n_resamples < 19:
         warnings.warn(
-            f"`n_null`={n_null}: the smallest attainable p-value is 1/{n_null + 1} > 0.05.",
+            f"`n_resamples`={n_resamples}: the smallest attainable p-value is "
+            f"1/{n_resamples + 1} > 0.05.",
             TooFewResamplesWarning,
             stacklevel=3,
         )
-    return n_null
+    return n_resamples
 
 
-def _warn_resolution(m: int, e: int, n_null: int, correction: str) -> None:
+def _warn_resolution(m: int, e: int, n_resamples: int, correction: str) -> None:
     factor = m * e if correction == "bonferroni" else e
-    if factor / (n_null + 1) > 0.05:
+    if factor / (n_resamples + 1) > 0.05:
         warnings.warn(
-            f"With {m} Bonferroni-combined test(s), {e} corrected evaluation point(s) and n_null={n_null}, the "
-            f"smallest attainable combined p-value is {factor / (n_null + 1):.3g} > 0.05; "
-            f"use n_null >= {int(np.ceil(factor / 0.05)) - 1} to be able to reject at 0.05.",
+            f"With {m} Bonferroni-combined test(s), {e} corrected evaluation point(s) and "
+            f"n_resamples={n_resamples}, the smallest attainable overall p-value is "
+            f"{factor / (n_resamples + 1):.3g} > 0.05; use n_resamples >= "
+            f"{int(np.ceil(factor / 0.05)) - 1} to be able to reject at 0.05.",
             TooFewResamplesWarning,
             stacklevel=3,
         )
@@ -160,9 +194,9 @@ def _warn_resolution(m: int, e: int, n_null: int, correction: str) -> None:
 def fit_null_regressors(
     x: Any,
     *,
-    alphas: Any = None,
+    levels: Any = None,
     regressor: Any = "hgb",
-    n_null: int = 100,
+    n_resamples: int = 100,
     seed: SeedLike = None,
     n_jobs: int | None = None,
 ) -> NullRegressors:
@@ -172,11 +206,12 @@ def fit_null_regressors(
     ----------
     x : array-like, shape (N, d)
         Calibration observations (z-scored internally; the scaling is stored).
-    alphas : int or array-like, optional
-        α grid strictly inside (0, 1); default {k/100 : k = 1..99}. 0 and 1 are dropped.
+    levels : int or array-like, optional
+        Credibility levels strictly inside (0, 1); default {k/100 : k = 1..99}. 0 and 1 are
+        dropped (see :func:`level_grid`).
     regressor : str or object
         See :func:`resolve_regressor`.
-    n_null : int
+    n_resamples : int
         B, the number of null trials.
     seed : int, Generator or None
         With the same int, ``local_coverage_test(..., seed=s)`` uses exactly this cache.
@@ -186,14 +221,24 @@ def fit_null_regressors(
     Returns
     -------
     NullRegressors
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> x, p = rng.normal(size=(300, 2)), rng.uniform(size=(300, 2))
+    >>> null = fit_null_regressors(x, levels=19, regressor="knn", n_resamples=99, seed=0)
+    >>> res = local_coverage_test(p, x, [[0.0, 0.0], [1.0, 1.0]], null=null, seed=0)
+    >>> res.n_resamples, res.levels.size
+    (99, 19)
     """
     x = check_samples(x, "x")
-    grid = alpha_grid(alphas)
+    grid = level_grid(levels)
     reg = resolve_regressor(regressor)
-    n_null = _check_n_null(n_null)
+    n_resamples = _check_n_resamples(n_resamples)
     rng, seed_used = check_seed(seed)
     null_rng, _ = rng.spawn(2)
-    return _fit_null(x, grid, reg, n_null, null_rng, seed_used, n_jobs)
+    return _fit_null(x, grid, reg, n_resamples, null_rng, seed_used, n_jobs)
 
 
 # --------------------------------------------------------------------------------------- the test
@@ -203,8 +248,8 @@ def mc_pvalue(t_obs: np.ndarray, t_null: np.ndarray) -> np.ndarray:
     return (1.0 + np.sum(t_null >= t_obs[None, ...] - 1e-12 * np.abs(t_obs), axis=0)) / (1.0 + b)
 
 
-def _statistic(r: np.ndarray, alphas: np.ndarray, kind: str) -> np.ndarray:
-    dev = r - alphas
+def _statistic(r: np.ndarray, levels: np.ndarray, kind: str) -> np.ndarray:
+    dev = r - levels
     if kind == "mse":
         return np.mean(dev**2, axis=-1)
     return np.max(np.abs(dev), axis=-1)
@@ -217,78 +262,90 @@ def _combine(p: np.ndarray, how: str) -> np.ndarray:
     return np.minimum(1.0, m / np.sum(1.0 / p, axis=0))
 
 
-def _adjust(p: np.ndarray, how: str | None) -> np.ndarray | None:
-    if how is None:
-        return None
-    k = p.size
-    if how == "bonferroni":
-        return np.minimum(1.0, k * p)
-    order = np.argsort(p, kind="stable")
-    adj = np.maximum.accumulate((k - np.arange(k)) * p[order])
-    out = np.empty_like(p)
-    out[order] = np.minimum(1.0, adj)
-    return out
-
-
 @result_class
-class LocalCoverageResult(Result):
-    """Result of :func:`local_coverage_test` (m covariates, E evaluation points, |G| α values).
+class LocalCoverageResult(TestResult):
+    """Result of :func:`local_coverage_test` (m covariates, E evaluation points, G levels).
 
     Attributes
     ----------
-    statistic : numpy.ndarray, shape (m, E)
-        T_i(x₀) = (1/|G|) Σ_α (r̂_{i,α}(x₀) − α)² (or max_α |r̂ − α| with ``statistic="max"``).
-    pvalue : numpy.ndarray, shape (E,)
-        Per evaluation point, the covariates combined (Bonferroni by default).
-    pvalues : numpy.ndarray, shape (m, E)
-        Algorithm 1 p-values (1 + #{T^{(b)} ≥ T}) / (1 + B) per covariate.
-    pvalue_adjusted : numpy.ndarray or None, shape (E,)
-        ``pvalue`` corrected across evaluation points (only with ``eval_correction``).
-    global_statistic, global_pvalues : numpy.ndarray, shape (m,)
+    statistic : float
+        The largest per-point statistic, max over covariates i and evaluation points x₀ of T_i(x₀).
+    pvalue : float
+        The smallest Holm-adjusted p-value across the evaluation points, min(1, E · min_e p(x₀_e)),
+        so that ``decision(alpha)`` is Holm's family-wise decision: H0(x₀) is rejected at some x₀.
+    statistics : numpy.ndarray, shape (m, E)
+        T_i(x₀) = (1/G) Σ_γ (r̂_{i,γ}(x₀) − γ)² (or max_γ |r̂ − γ| with ``statistic="max"``).
+    pvalues : numpy.ndarray, shape (E,)
+        Per evaluation point, the covariate p-values combined by ``correction`` (Bonferroni by
+        default).
+    pvalues_adjusted : numpy.ndarray, shape (E,)
+        ``pvalues`` adjusted across the evaluation points by ``eval_correction`` (Holm by default):
+        the points with ``pvalues_adjusted <= alpha`` are those rejected at family-wise level α.
+    covariate_pvalues : numpy.ndarray, shape (m, E)
+        Algorithm 1 p-values (1 + #{T^{(b)} ≥ T}) / (1 + B) per covariate and point.
+    global_statistics, global_pvalues : numpy.ndarray, shape (m,)
         Σ over evaluation points of T_i and its p-value against the same null (cde-diagnostics'
         ``global_test``).
-    r_hat : numpy.ndarray, shape (m, E, |G|)
-        Local PP-curves r̂_{i,α}(x₀).
-    band_low, band_high : numpy.ndarray, shape (E, |G|)
-        Algorithm 2: pointwise null quantiles of r̂^{(b)}_α(x₀) over the B trials.
-    null_statistic : numpy.ndarray, shape (B, E)
+    levels : numpy.ndarray, shape (G,)
+        The credibility levels γ.
+    x_eval : numpy.ndarray, shape (E, d)
+        The evaluation points.
+    r_hat : numpy.ndarray, shape (m, E, G)
+        Local PP-curves r̂_{i,γ}(x₀).
+    band_low, band_high : numpy.ndarray, shape (E, G)
+        Algorithm 2: pointwise null quantiles of r̂^{(b)}_γ(x₀) over the B trials.
+    confidence_level : float
+        Coverage of the Algorithm 2 band.
+    band_correction, statistic_type, correction, eval_correction, regressor : str
+        The options the test ran with.
+    n, n_resamples : int
+        Calibration pairs and null trials B.
+    seed_used : int or None
+        The seed of the null draws and the regressors.
+    null_statistics : numpy.ndarray, shape (B, E)
         T^{(b)}(x₀), shared by all covariates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> x, p = rng.normal(size=(300, 2)), rng.uniform(size=(300, 2))
+    >>> res = local_coverage_test(p, x, [[0.0, 0.0]], regressor="knn", n_resamples=99,
+    ...                           levels=19, seed=0)
+    >>> res.decision(0.05), res.statistics.shape
+    (False, (2, 1))
     """
 
-    statistic: np.ndarray
-    pvalue: np.ndarray
+    statistic: float
+    pvalue: float
+    statistics: np.ndarray
     pvalues: np.ndarray
-    pvalue_adjusted: np.ndarray | None
-    global_statistic: np.ndarray
+    pvalues_adjusted: np.ndarray
+    covariate_pvalues: np.ndarray
+    global_statistics: np.ndarray
     global_pvalues: np.ndarray
-    alphas: np.ndarray
+    levels: np.ndarray
     x_eval: np.ndarray
     r_hat: np.ndarray
     band_low: np.ndarray
     band_high: np.ndarray
-    band_level: float
+    confidence_level: float
     band_correction: str
     statistic_type: str
     correction: str
-    eval_correction: str | None
+    eval_correction: str
     regressor: str
     n: int
-    n_null: int
+    n_resamples: int
     seed_used: int | None
-    null_statistic: np.ndarray
+    null_statistics: np.ndarray
 
-    _repr_fields = ("n", "n_null", "regressor", "statistic_type")
-
-    def decision(self, alpha: float = 0.05) -> np.ndarray:
-        """Reject H0(x₀) at each evaluation point (uses ``pvalue_adjusted`` when present)."""
-        alpha = check_fraction(alpha, "alpha")
-        p = self.pvalue if self.pvalue_adjusted is None else self.pvalue_adjusted
-        return p <= alpha
+    _repr_fields = ("statistic", "pvalue", "n", "n_resamples", "regressor")
 
     def band_label(self) -> str:
         """Legend text of the Algorithm 2 band (level and type)."""
         corr = ", Bonferroni over covariates" if self.band_correction == "bonferroni" else ""
-        return f"{100 * self.band_level:g} % pointwise null band (B={self.n_null}{corr})"
+        return f"{100 * self.confidence_level:g} % pointwise null band (B={self.n_resamples}{corr})"
 
 
 def local_coverage_test(
@@ -296,14 +353,14 @@ def local_coverage_test(
     x: Any,
     x_eval: Any,
     *,
-    alphas: Any = None,
+    levels: Any = None,
     regressor: Any = "hgb",
-    n_null: int = 100,
+    n_resamples: int = 100,
     null: NullRegressors | None = None,
     statistic: str = "mse",
     correction: str = "bonferroni",
-    eval_correction: str | None = None,
-    band_level: float = 0.95,
+    eval_correction: str = "holm",
+    confidence_level: float = 0.95,
     band_correction: str = "bonferroni",
     seed: SeedLike = None,
     n_jobs: int | None = None,
@@ -318,27 +375,30 @@ def local_coverage_test(
         The calibration observations.
     x_eval : array-like, shape (E, d)
         Evaluation points x₀ (e.g. a path in observation space).
-    alphas : int or array-like, optional
-        α grid, strictly inside (0, 1) (0 and 1 are dropped with a warning). Default 99 points k/100.
+    levels : int or array-like, optional
+        Credibility levels γ, strictly inside (0, 1) (0 and 1 are dropped with a warning). Default
+        99 levels k/100.
     regressor : {"hgb", "knn", "mlp", "logistic"} or object
-        How r̂_{i,α}(x) = P(P_i ≤ α | x) is estimated (:func:`resolve_regressor`). The default
-        ``"hgb"`` is amortised over α (one fit per covariate and per null trial).
-    n_null : int
+        How r̂_{i,γ}(x) = P(P_i ≤ γ | x) is estimated (:func:`resolve_regressor`). The default
+        ``"hgb"`` is amortised over γ (one fit per covariate and per null trial).
+    n_resamples : int
         B, the number of null trials (Algorithm 1).
     null : NullRegressors, optional
-        A cache from :func:`fit_null_regressors` on the same ``x``; then ``alphas``, ``regressor``
-        and ``n_null`` are taken from it.
+        A cache from :func:`fit_null_regressors` on the same ``x``; then ``levels``, ``regressor``
+        and ``n_resamples`` are taken from it.
     statistic : {"mse", "max"}
-        The paper's mean squared deviation, or the KS-type max_α |r̂ − α|. Both are weak against
-        pure dispersion errors locally (BENCHMARKS.md: 0.38 vs 0.31 at c = 1.3, N = 1000); use a
-        larger N or a finer grid.
+        The paper's mean squared deviation, or the KS-type max_γ |r̂ − γ|. Both are weak against
+        pure dispersion errors locally (power about 0.38 and 0.31 at a scale error c = 1.3 with
+        N = 1000); use a larger N or a finer grid.
     correction : {"bonferroni", "harmonic"}
         How the m covariate p-values are combined per x₀ (the harmonic mean is the authors' option;
         it is not exactly valid).
-    eval_correction : {None, "bonferroni", "holm"}
-        Multiplicity correction across the evaluation points (for scans along a path).
-    band_level : float
-        Level of the Algorithm 2 bands.
+    eval_correction : {"holm", "bonferroni"}
+        The correction of ``pvalues_adjusted`` across the evaluation points, which says *where* H0
+        is rejected. The overall ``pvalue`` is Holm's either way (both give the same smallest
+        adjusted value).
+    confidence_level : float
+        Coverage of the Algorithm 2 bands.
     band_correction : {"bonferroni", "none"}
         Whether the band level is Bonferroni-adjusted over the m covariates (η/m).
     seed : int, Generator or None
@@ -351,11 +411,16 @@ def local_coverage_test(
     -------
     LocalCoverageResult
 
+    Warns
+    -----
+    TooFewResamplesWarning
+        When B is too small for the overall p-value to reach 0.05.
+
     Notes
     -----
-    For each covariate i and α ∈ G, r̂_{i,α} regresses W = 1{P_i ≤ α} on x, and
-    T_i(x₀) = (1/|G|) Σ_α (r̂_{i,α}(x₀) − α)² (Linhart et al. 2022, eq. 4). Algorithm 1 of Zhao et al.
-    (2021) refits on (x_n, 1{U_n ≤ α}) with U iid U(0, 1) for B trials; the p-value is
+    For each covariate i and level γ ∈ G, r̂_{i,γ} regresses W = 1{P_i ≤ γ} on x, and
+    T_i(x₀) = (1/G) Σ_γ (r̂_{i,γ}(x₀) − γ)² (Linhart et al. 2022, eq. 4). Algorithm 1 of Zhao et al.
+    (2021) refits on (x_n, 1{U_n ≤ γ}) with U iid U(0, 1) for B trials; the p-value is
     (1 + #{T^{(b)} ≥ T}) / (1 + B), which is never 0 (cde-diagnostics uses #{T^{(b)} > T}/B). One
     uniform vector per trial serves all covariates and x₀; Bonferroni stays valid. H0(x₀) for
     uniformity is rejected if min_i p_i ≤ α/m. The test says nothing about the independence of the
@@ -371,9 +436,10 @@ def local_coverage_test(
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> x = rng.normal(size=(500, 2)); p = rng.uniform(size=(500, 2))
-    >>> res = local_coverage_test(p, x, [[0.0, 0.0]], regressor="knn", n_null=50, alphas=19, seed=0)
-    >>> res.statistic.shape, res.pvalue.shape
-    ((2, 1), (1,))
+    >>> res = local_coverage_test(p, x, [[0.0, 0.0]], regressor="knn", n_resamples=50,
+    ...                           levels=19, seed=0)
+    >>> res.statistics.shape, res.pvalues.shape, bool(res.pvalue > 0.05)
+    ((2, 1), (1,), True)
     """
     p = check_pit_values(pit_values)
     x = check_samples(x, "x")
@@ -382,19 +448,18 @@ def local_coverage_test(
     check_same_width([("x", x), ("x_eval", x_eval)], what="local_coverage_test")
     statistic = check_choice(statistic, "statistic", ("mse", "max"))
     correction = check_choice(correction, "correction", ("bonferroni", "harmonic"))
-    if eval_correction is not None:
-        eval_correction = check_choice(eval_correction, "eval_correction", ("bonferroni", "holm"))
-    band_level = check_fraction(band_level, "band_level")
+    eval_correction = check_choice(eval_correction, "eval_correction", EVAL_CORRECTIONS)
+    confidence_level = check_fraction(confidence_level, "confidence_level")
     band_correction = check_choice(band_correction, "band_correction", ("bonferroni", "none"))
     rng, seed_used = check_seed(seed)
     null_rng, obs_rng = rng.spawn(2)
     if null is None:
-        grid = alpha_grid(alphas)
+        grid = level_grid(levels)
         null = _fit_null(
             x,
             grid,
             resolve_regressor(regressor),
-            _check_n_null(n_null),
+            _check_n_resamples(n_resamples),
             null_rng,
             seed_used,
             n_jobs,
@@ -406,48 +471,50 @@ def local_coverage_test(
         if null.n != n or null.fingerprint != _fingerprint(x):
             msg = "`null` was fitted on a different `x`; refit it with fit_null_regressors(x, ...)."
             raise ValueError(msg)
-    grid, reg = null.alphas, null.regressor
+    grid, reg = null.levels, null._estimator
     m = p.shape[1]
-    _warn_resolution(m, x_eval.shape[0] if eval_correction else 1, null.n_null, correction)
+    _warn_resolution(m, x_eval.shape[0], null.n_resamples, correction)
     xs = null.standardise(x)
     xe = null.standardise(x_eval)
     fits = Parallel(n_jobs=n_jobs)(
         delayed(reg.fit)(xs, p[:, i], grid, sklearn_seed(c)) for i, c in enumerate(obs_rng.spawn(m))
     )
     r_obs = np.stack([f.predict(xe) for f in fits])  # (m, E, G)
-    r_null = np.stack([mdl.predict(xe) for mdl in null.models])  # (B, E, G)
+    r_null = np.stack([mdl.predict(xe) for mdl in null._models])  # (B, E, G)
     t_obs = _statistic(r_obs, grid, statistic)  # (m, E)
     t_null = _statistic(r_null, grid, statistic)  # (B, E)
-    pvalues = mc_pvalue(t_obs, t_null[:, None, :])  # (m, E)
-    pvalue = _combine(pvalues, correction)
+    covariate_pvalues = mc_pvalue(t_obs, t_null[:, None, :])  # (m, E)
+    pvalues = _combine(covariate_pvalues, correction)  # (E,)
     g_obs = t_obs.sum(axis=1)
     g_null = t_null.sum(axis=1)
     global_pvalues = mc_pvalue(g_obs, g_null[:, None])
-    eta = 1 - band_level
+    eta = 1 - confidence_level
     if band_correction == "bonferroni":
         eta /= m
     band_low = np.quantile(r_null, eta / 2, axis=0)
     band_high = np.quantile(r_null, 1 - eta / 2, axis=0)
     return LocalCoverageResult(
-        statistic=t_obs,
-        pvalue=pvalue,
+        statistic=float(t_obs.max()),
+        pvalue=overall_pvalue(pvalues),
+        statistics=t_obs,
         pvalues=pvalues,
-        pvalue_adjusted=_adjust(pvalue, eval_correction),
-        global_statistic=g_obs,
+        pvalues_adjusted=adjust_pvalues(pvalues, eval_correction),
+        covariate_pvalues=covariate_pvalues,
+        global_statistics=g_obs,
         global_pvalues=global_pvalues,
-        alphas=grid,
+        levels=grid,
         x_eval=x_eval.copy(),
         r_hat=r_obs,
         band_low=band_low,
         band_high=band_high,
-        band_level=band_level,
+        confidence_level=confidence_level,
         band_correction=band_correction,
         statistic_type=statistic,
         correction=correction,
         eval_correction=eval_correction,
-        regressor=getattr(reg, "name", type(reg).__name__),
+        regressor=_regressor_name(reg),
         n=n,
-        n_null=null.n_null,
+        n_resamples=null.n_resamples,
         seed_used=seed_used,
-        null_statistic=t_null,
+        null_statistics=t_null,
     )

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare._foundation.optional import import_optional
+from modelcompare._foundation.results import check_alpha
 from modelcompare.posterior._global import GlobalCoverageResult
 from modelcompare.posterior._lct import LocalCoverageResult
 
@@ -49,7 +50,7 @@ def plot_global_pp(
     labels: Any = None,
     **kwargs: Any,
 ) -> np.ndarray:
-    """Global PP-plot r̂_i(α) against α for each covariate, with null bands.
+    """Global PP-plot r̂_i(γ) against the credibility level γ for each covariate, with null bands.
 
     Parameters
     ----------
@@ -65,10 +66,22 @@ def plot_global_pp(
     Returns
     -------
     numpy.ndarray of Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import global_coverage_test
+    >>> res = global_coverage_test(np.random.default_rng(0).uniform(size=(200, 2)), seed=0)
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> axes = plot_global_pp(res)
+    >>> len(axes)
+    2
+    >>> matplotlib.pyplot.close("all")
     """
     m = result.pp_values.shape[1]
     axs = _axes(axes, m)
-    a = result.alphas
+    a = result.levels
     names = _labels(m, labels)
     for i, ax in enumerate(axs):
         if band in ("both", "simultaneous"):
@@ -80,8 +93,8 @@ def plot_global_pp(
         ax.plot([0, 1], [0, 1], "k--", lw=1)
         ax.plot(a, result.pp_values[:, i], **{"color": "C0", **kwargs})
         ax.set_title(f"{names[i]} (KS p={result.pvalues[i]:.2g})")
-        ax.set_xlabel("α")
-        ax.set_ylabel("r̂(α)")
+        ax.set_xlabel("credibility level γ")
+        ax.set_ylabel("r̂(γ)")
     axs[0].legend(fontsize="x-small", loc="upper left")
     return axs
 
@@ -89,7 +102,34 @@ def plot_global_pp(
 def plot_global_histograms(
     result: GlobalCoverageResult, *, axes: Any = None, labels: Any = None, **kwargs: Any
 ) -> np.ndarray:
-    """Histogram of each PIT covariate with the binomial band of one bin's count."""
+    """Histogram of each PIT covariate with the binomial band of one bin's count.
+
+    Parameters
+    ----------
+    result : GlobalCoverageResult
+    axes : array of Axes, optional
+        One per covariate.
+    labels : list of str, optional
+        Panel titles (default z1..zm).
+    **kwargs
+        Passed to the ``stairs`` call.
+
+    Returns
+    -------
+    numpy.ndarray of Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import global_coverage_test
+    >>> res = global_coverage_test(np.random.default_rng(0).uniform(size=(200, 2)), seed=0)
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> axes = plot_global_histograms(res)
+    >>> len(axes)
+    2
+    >>> matplotlib.pyplot.close("all")
+    """
     m = result.hist_counts.shape[1]
     axs = _axes(axes, m)
     names = _labels(m, labels)
@@ -98,7 +138,10 @@ def plot_global_histograms(
     corr = ", Bonferroni" if result.band_correction == "bonferroni" else ""
     for i, ax in enumerate(axs):
         ax.axhspan(
-            lo, hi, color="0.85", label=f"{100 * result.band_level:g} % pointwise (binomial{corr})"
+            lo,
+            hi,
+            color="0.85",
+            label=f"{100 * result.confidence_level:g} % pointwise (binomial{corr})",
         )
         ax.stairs(result.hist_counts[:, i], edges, fill=True, **{"alpha": 0.7, **kwargs})
         ax.set_title(names[i])
@@ -126,23 +169,48 @@ def plot_local_statistics(
         The path coordinate of each x₀ (default: its index).
     ax : Axes, optional
     alpha : float or None
-        Mark evaluation points where H0(x₀) is rejected at this level (``result.decision``).
+        Significance level: mark the evaluation points where H0(x₀) is rejected at this level after
+        the correction across points (``result.pvalues_adjusted <= alpha``).
+    labels : list of str, optional
+        Legend names of the covariates (default z1..zm).
+    **kwargs
+        Passed to each line's ``plot`` call.
+
+    Returns
+    -------
+    Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import local_coverage_test
+    >>> rng = np.random.default_rng(0)
+    >>> x, p = rng.normal(size=(300, 1)), rng.uniform(size=(300, 1))
+    >>> res = local_coverage_test(p, x, [[-1.0], [0.0], [1.0]], regressor="knn",
+    ...                           n_resamples=99, levels=9, seed=0)
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> ax = plot_local_statistics(res, path=[-1, 0, 1])
+    >>> len(ax.get_lines())
+    1
+    >>> matplotlib.pyplot.close("all")
     """
     if ax is None:
         _, ax = _plt().subplots(figsize=(5, 3))
-    m, e = result.statistic.shape
+    m, e = result.statistics.shape
     t = np.arange(e) if path is None else np.asarray(path, dtype=float).reshape(-1)
     if t.size != e:
         msg = f"`path` must have {e} values (one per evaluation point); got {t.size}."
         raise ValueError(msg)
     names = _labels(m, labels)
     for i in range(m):
-        ax.plot(t, result.statistic[i], marker=".", label=f"T {names[i]}", **kwargs)
+        ax.plot(t, result.statistics[i], marker=".", label=f"T {names[i]}", **kwargs)
     if alpha is not None:
-        rej = result.decision(alpha)
+        rej = result.pvalues_adjusted <= check_alpha(alpha)
         if rej.any():
-            top = result.statistic.max(axis=0)
-            ax.plot(t[rej], top[rej], "rv", ms=6, label=f"H0(x₀) rejected at {alpha:g}")
+            top = result.statistics.max(axis=0)
+            label = f"H0(x₀) rejected at {alpha:g} ({result.eval_correction})"
+            ax.plot(t[rej], top[rej], "rv", ms=6, label=label)
     ax.set_xlabel("path" if path is None else "x₀ along path")
     ax.set_ylabel(f"T ({result.statistic_type})")
     ax.legend(fontsize="x-small")
@@ -157,14 +225,46 @@ def plot_local_pp(
     labels: Any = None,
     **kwargs: Any,
 ) -> np.ndarray:
-    """Local PP-plot r̂_{i,α}(x₀) against α at evaluation point ``index``, with Algorithm 2's band."""
+    """Local PP-plot r̂_{i,γ}(x₀) against γ at evaluation point ``index``, with Algorithm 2's band.
+
+    Parameters
+    ----------
+    result : LocalCoverageResult
+    index : int
+        The evaluation point.
+    axes : array of Axes, optional
+        One per covariate.
+    labels : list of str, optional
+        Panel titles (default z1..zm).
+    **kwargs
+        Passed to the PP-curve ``plot`` call.
+
+    Returns
+    -------
+    numpy.ndarray of Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import local_coverage_test
+    >>> rng = np.random.default_rng(0)
+    >>> x, p = rng.normal(size=(300, 1)), rng.uniform(size=(300, 1))
+    >>> res = local_coverage_test(p, x, [[0.0]], regressor="knn", n_resamples=99, levels=9,
+    ...                           seed=0)
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> axes = plot_local_pp(res, 0)
+    >>> len(axes)
+    1
+    >>> matplotlib.pyplot.close("all")
+    """
     m, e, _ = result.r_hat.shape
     if not 0 <= index < e:
         msg = f"`index` must be in [0, {e}); got {index}."
         raise ValueError(msg)
     axs = _axes(axes, m)
     names = _labels(m, labels)
-    a = result.alphas
+    a = result.levels
     for i, ax in enumerate(axs):
         ax.fill_between(
             a,
@@ -175,8 +275,8 @@ def plot_local_pp(
         )
         ax.plot([0, 1], [0, 1], "k--", lw=1)
         ax.plot(a, result.r_hat[i, index], **{"color": "C1", **kwargs})
-        ax.set_title(f"{names[i]} at x₀ #{index} (p={result.pvalues[i, index]:.2g})")
-        ax.set_xlabel("α")
-    axs[0].set_ylabel("r̂(α | x₀)")
+        ax.set_title(f"{names[i]} at x₀ #{index} (p={result.covariate_pvalues[i, index]:.2g})")
+        ax.set_xlabel("credibility level γ")
+    axs[0].set_ylabel("r̂(γ | x₀)")
     axs[0].legend(fontsize="x-small", loc="upper left")
     return axs

@@ -1,8 +1,9 @@
-"""Regressors of the local coverage test: r̂_α(x) ≈ P(u ≤ α | x) for every α of a grid.
+"""Regressors of the local coverage test: r̂_γ(x) ≈ P(u ≤ γ | x) for every credibility level γ of a grid.
 
-Each regressor has ``fit(x, u, alphas, seed)`` returning an object whose ``predict(x_eval)`` gives the
-``(E, |G|)`` matrix of estimates. Built in: the amortised default (one classifier on [x, α]), the
-paper's per-α classifiers, and a nearest-neighbour shortcut.
+(Linhart et al. 2022 write α for these levels; here α is kept for significance levels.) Each
+regressor has ``fit(x, u, levels, seed)`` returning an object whose ``predict(x_eval)`` gives the
+``(E, |G|)`` matrix of estimates. Built in: the amortised default (one classifier on [x, γ]), the
+paper's per-level classifiers, and a nearest-neighbour shortcut.
 """
 
 from __future__ import annotations
@@ -17,17 +18,17 @@ from modelcompare._foundation.validation import check_choice, check_int
 __all__ = [
     "AmortizedRegressor",
     "NearestNeighborRegressor",
-    "PerAlphaRegressor",
+    "PerLevelRegressor",
     "resolve_regressor",
 ]
 
 
 class _Constant:
-    def __init__(self, value: float, n_alphas: int) -> None:
-        self.value, self.n_alphas = value, n_alphas
+    def __init__(self, value: float, n_levels: int) -> None:
+        self.value, self.n_levels = value, n_levels
 
     def predict(self, x_eval: np.ndarray) -> np.ndarray:
-        return np.full((x_eval.shape[0], self.n_alphas), self.value)
+        return np.full((x_eval.shape[0], self.n_levels), self.value)
 
 
 def _set_seed(estimator: Any, seed: int) -> Any:
@@ -38,32 +39,41 @@ def _set_seed(estimator: Any, seed: int) -> Any:
 
 
 class AmortizedRegressor:
-    """One probabilistic classifier of 1{u ≤ α} on the features [x, α], for all α at once.
+    """One probabilistic classifier of 1{u ≤ γ} on the features [x, γ], for all γ at once.
 
-    Each calibration pair contributes ``n_alphas_per_sample`` rows with α drawn uniformly from the
+    Each calibration pair contributes ``n_levels_per_sample`` rows with γ drawn uniformly from the
     grid, so a fit costs one model instead of |G|. The default estimator is scikit-learn's
     ``HistGradientBoostingClassifier`` (log-loss, 100 boosting iterations of 15-leaf trees, no early
-    stopping) with a monotone increasing constraint in α, so each r̂(x, ·) is a CDF. Any classifier
+    stopping) with a monotone increasing constraint in γ, so each r̂(x, ·) is a CDF. Any classifier
     with ``predict_proba`` can be passed; without a monotone constraint the predicted curve is
-    rearranged (sorted in α).
+    rearranged (sorted in γ).
 
     Parameters
     ----------
     estimator : sklearn classifier, optional
         Replaces the default boosting model (its ``random_state`` is set from ``seed``).
-    n_alphas_per_sample : int
-        Rows per calibration pair (α values drawn from the grid with replacement).
+    n_levels_per_sample : int
+        Rows per calibration pair (γ values drawn from the grid with replacement).
     rearrange : bool
-        Sort predictions along α (monotone rearrangement); a no-op for the monotone default.
+        Sort predictions along γ (monotone rearrangement); a no-op for the monotone default.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> x, u = rng.normal(size=(200, 1)), rng.uniform(size=200)
+    >>> reg = AmortizedRegressor(n_levels_per_sample=2)
+    >>> reg.fit(x, u, np.array([0.25, 0.5, 0.75]), seed=0).predict(x[:3]).shape
+    (3, 3)
     """
 
     name = "amortized"
 
     def __init__(
-        self, estimator: Any = None, *, n_alphas_per_sample: int = 4, rearrange: bool = True
+        self, estimator: Any = None, *, n_levels_per_sample: int = 4, rearrange: bool = True
     ) -> None:
         self.estimator = estimator
-        self.n_alphas_per_sample = check_int(n_alphas_per_sample, "n_alphas_per_sample", low=1)
+        self.n_levels_per_sample = check_int(n_levels_per_sample, "n_levels_per_sample", low=1)
         self.rearrange = bool(rearrange)
         if estimator is not None:
             self.name = f"amortized-{type(estimator).__name__}"
@@ -82,57 +92,69 @@ class AmortizedRegressor:
             monotonic_cst=[0] * d + [1],
         )
 
-    def fit(self, x: np.ndarray, u: np.ndarray, alphas: np.ndarray, seed: int) -> Any:
-        """Fit r̂(x, α) ≈ P(u ≤ α | x) on all α of the grid; return an object with ``predict``."""
+    def fit(self, x: np.ndarray, u: np.ndarray, levels: np.ndarray, seed: int) -> Any:
+        """Fit r̂(x, γ) ≈ P(u ≤ γ | x) on all γ of the grid; return an object with ``predict``."""
         rng = np.random.default_rng(seed)
         n, d = x.shape
-        k = self.n_alphas_per_sample
-        a = alphas[rng.integers(alphas.size, size=(n, k))]
+        k = self.n_levels_per_sample
+        a = levels[rng.integers(levels.size, size=(n, k))]
         y = (u[:, None] <= a).reshape(-1)
         if y.all() or not y.any():
-            return _Constant(float(y[0]), alphas.size)
+            return _Constant(float(y[0]), levels.size)
         feats = np.column_stack([np.repeat(x, k, axis=0), a.reshape(-1)])
         est = self._default(d) if self.estimator is None else self.estimator
         est = _set_seed(est, int(rng.integers(2**32)))
         est.fit(feats, y)
-        return _FittedAmortized(est, alphas, self.rearrange)
+        return _FittedAmortized(est, levels, self.rearrange)
 
 
 class _FittedAmortized:
-    def __init__(self, est: Any, alphas: np.ndarray, rearrange: bool) -> None:
-        self.est, self.alphas, self.rearrange = est, alphas, rearrange
+    def __init__(self, est: Any, levels: np.ndarray, rearrange: bool) -> None:
+        self.est, self.levels, self.rearrange = est, levels, rearrange
 
     def predict(self, x_eval: np.ndarray) -> np.ndarray:
-        e, g = x_eval.shape[0], self.alphas.size
-        feats = np.column_stack([np.repeat(x_eval, g, axis=0), np.tile(self.alphas, e)])
+        e, g = x_eval.shape[0], self.levels.size
+        feats = np.column_stack([np.repeat(x_eval, g, axis=0), np.tile(self.levels, e)])
         proba = self.est.predict_proba(feats)
         col = list(self.est.classes_).index(True) if True in self.est.classes_ else 1
         r = proba[:, col].reshape(e, g)
         return np.sort(r, axis=1) if self.rearrange else r
 
 
-class PerAlphaRegressor:
-    """The paper's mode: one classifier of 1{u ≤ α} on x per α in the grid (|G| fits per call).
+class PerLevelRegressor:
+    """The paper's mode: one classifier of 1{u ≤ γ} on x per γ in the grid (|G| fits per call).
 
     Parameters
     ----------
     estimator : sklearn classifier, optional
         Default: ``MLPClassifier(alpha=0, max_iter=25000)`` as in cde-diagnostics and the authors'
         code (but seeded). Single-class targets are never fitted: r̂ is set to exactly 0 or 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> rng = np.random.default_rng(0)
+    >>> x, u = rng.normal(size=(200, 1)), rng.uniform(size=200)
+    >>> reg = PerLevelRegressor(LogisticRegression())
+    >>> reg.name
+    'per-level-LogisticRegression'
+    >>> reg.fit(x, u, np.array([0.25, 0.75]), seed=0).predict(x[:4]).shape
+    (4, 2)
     """
 
     def __init__(self, estimator: Any = None) -> None:
         self.estimator = estimator
-        self.name = "per-alpha-" + ("mlp" if estimator is None else type(estimator).__name__)
+        self.name = "per-level-" + ("mlp" if estimator is None else type(estimator).__name__)
 
-    def fit(self, x: np.ndarray, u: np.ndarray, alphas: np.ndarray, seed: int) -> Any:
-        """Fit one classifier per α; return an object with ``predict``."""
+    def fit(self, x: np.ndarray, u: np.ndarray, levels: np.ndarray, seed: int) -> Any:
+        """Fit one classifier per γ; return an object with ``predict``."""
         from sklearn.neural_network import MLPClassifier
 
         rng = np.random.default_rng(seed)
         base = MLPClassifier(alpha=0, max_iter=25000) if self.estimator is None else self.estimator
         models: list[Any] = []
-        for a in alphas:
+        for a in levels:
             y = u <= a
             rs = int(rng.integers(2**32))
             if y.all() or not y.any():
@@ -141,10 +163,10 @@ class PerAlphaRegressor:
             est = _set_seed(base, rs)
             est.fit(x, y)
             models.append(est)
-        return _FittedPerAlpha(models)
+        return _FittedPerLevel(models)
 
 
-class _FittedPerAlpha:
+class _FittedPerLevel:
     def __init__(self, models: list[Any]) -> None:
         self.models = models
 
@@ -159,16 +181,31 @@ class _FittedPerAlpha:
 
 
 class NearestNeighborRegressor:
-    """Shortcut: r̂_α(x₀) = mean of 1{u ≤ α} over the k nearest calibration x's (standardised).
+    """Shortcut: r̂_γ(x₀) = mean of 1{u ≤ γ} over the k nearest calibration x's (standardised).
 
     Closed form, no training; fast but less adaptive than the amortised default.
+
+    Parameters
+    ----------
+    n_neighbors : int
+        k, the neighbours averaged at each evaluation point.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> x, u = rng.normal(size=(200, 1)), rng.uniform(size=200)
+    >>> fitted = NearestNeighborRegressor(50).fit(x, u, np.array([0.5]), seed=0)
+    >>> r = fitted.predict(np.zeros((1, 1)))
+    >>> r.shape, bool(0 <= r[0, 0] <= 1)
+    ((1, 1), True)
     """
 
     def __init__(self, n_neighbors: int = 150) -> None:
         self.n_neighbors = check_int(n_neighbors, "n_neighbors", low=1)
         self.name = f"knn-{self.n_neighbors}"
 
-    def fit(self, x: np.ndarray, u: np.ndarray, alphas: np.ndarray, seed: int) -> Any:
+    def fit(self, x: np.ndarray, u: np.ndarray, levels: np.ndarray, seed: int) -> Any:
         """Store the data; return an object with ``predict``.
 
         The neighbour index is shared by consecutive fits on the same ``x`` object (the null
@@ -178,7 +215,7 @@ class NearestNeighborRegressor:
         if index is None or index.x is not x:
             index = _KNNIndex(x, min(self.n_neighbors, x.shape[0]))
             self._index = index
-        return _FittedKNN(index, u, alphas)
+        return _FittedKNN(index, u, levels)
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_index": None}
@@ -201,22 +238,28 @@ class _KNNIndex:
 
 
 class _FittedKNN:
-    def __init__(self, index: _KNNIndex, u: np.ndarray, alphas: np.ndarray) -> None:
-        self.index, self.u, self.alphas = index, u, alphas
+    def __init__(self, index: _KNNIndex, u: np.ndarray, levels: np.ndarray) -> None:
+        self.index, self.u, self.levels = index, u, levels
 
     def predict(self, x_eval: np.ndarray) -> np.ndarray:
         idx = self.index.query(x_eval)
-        return (self.u[idx][:, :, None] <= self.alphas[None, None, :]).mean(axis=1)
+        return (self.u[idx][:, :, None] <= self.levels[None, None, :]).mean(axis=1)
 
 
 _NAMED = ("hgb", "knn", "mlp", "logistic")
 
 
 def resolve_regressor(regressor: Any) -> Any:
-    """Turn a regressor name into an object with ``fit(x, u, alphas, seed) -> fitted.predict``.
+    """Turn a regressor name into an object with ``fit(x, u, levels, seed) -> fitted.predict``.
 
     Names: ``"hgb"`` (amortised boosting, the default), ``"knn"`` (150 nearest neighbours),
-    ``"mlp"`` (per-α MLPClassifier, the paper), ``"logistic"`` (per-α logistic regression, cheap).
+    ``"mlp"`` (per-level MLPClassifier, the paper), ``"logistic"`` (per-level logistic regression,
+    cheap). Any object with such a ``fit`` is returned as is.
+
+    Examples
+    --------
+    >>> resolve_regressor("knn").name
+    'knn-150'
     """
     if isinstance(regressor, str):
         check_choice(regressor, "regressor", _NAMED)
@@ -225,14 +268,14 @@ def resolve_regressor(regressor: Any) -> Any:
         if regressor == "knn":
             return NearestNeighborRegressor()
         if regressor == "mlp":
-            return PerAlphaRegressor()
+            return PerLevelRegressor()
         from sklearn.linear_model import LogisticRegression
 
-        return PerAlphaRegressor(LogisticRegression())
+        return PerLevelRegressor(LogisticRegression())
     if not hasattr(regressor, "fit"):
         msg = (
             "`regressor` must be one of 'hgb', 'knn', 'mlp', 'logistic' or an object with "
-            f"`fit(x, u, alphas, seed)`; got {type(regressor).__name__}."
+            f"`fit(x, u, levels, seed)`; got {type(regressor).__name__}."
         )
         raise TypeError(msg)
     return regressor

@@ -1,4 +1,4 @@
-"""TARP coverage (Lemos et al. 2023), with a fixed α grid in [0, 1] and a one-sample KS test."""
+"""TARP coverage (Lemos et al. 2023), with a fixed level grid in [0, 1] and a one-sample KS test."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import check_int, check_samples
 from modelcompare.posterior._flows import _pair_iv
@@ -17,7 +17,7 @@ __all__ = ["TARPResult", "tarp"]
 
 
 @result_class
-class TARPResult(Result):
+class TARPResult(TestResult):
     """Result of :func:`tarp`.
 
     Attributes
@@ -27,22 +27,38 @@ class TARPResult(Result):
     pvalue : float
         Its one-sample KS p-value (exact under calibration).
     atc : float
-        ∫₀¹ (ECP(α) − α) dα (trapezoid on ``alphas``): > 0 when the credible regions cover too often
+        ∫₀¹ (ECP(γ) − γ) dγ (trapezoid on ``levels``): > 0 when the credible regions cover too often
         (over-dispersed posterior), < 0 when too rarely (under-dispersed or biased).
-    alphas, ecp : numpy.ndarray
-        ECP(α) = (1/N) Σ_n 1{f_n < α} on a fixed grid in [0, 1].
+    levels, ecp : numpy.ndarray
+        ECP(γ) = (1/N) Σ_n 1{f_n < γ} on a fixed grid of credibility levels γ in [0, 1].
     coverage_values : numpy.ndarray, shape (N,)
         f_n = (1/S) #{s : d(θ̃_{n,s}, θ_r) < d(θ_n, θ_r)}.
+    n : int
+        Number of pairs.
+    n_posterior_samples : int
+        S, posterior draws per pair.
+    seed_used : int or None
+        The seed of the draws, the references and the KS jitter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import ConditionalGaussianModel
+    >>> model = ConditionalGaussianModel(0.5 * np.eye(2))
+    >>> theta, x = model.simulate(200, seed=0)
+    >>> res = tarp(model.exact_flow(), theta, x, n_posterior_samples=50, seed=1)
+    >>> res.decision(0.01)
+    False
     """
 
     statistic: float
     pvalue: float
     atc: float
-    alphas: np.ndarray
+    levels: np.ndarray
     ecp: np.ndarray
     coverage_values: np.ndarray
     n: int
-    n_samples: int
+    n_posterior_samples: int
     seed_used: int | None
 
     _repr_fields = ("statistic", "pvalue", "atc", "n")
@@ -53,9 +69,9 @@ def tarp(
     theta: Any,
     x: Any,
     *,
-    n_samples: int = 100,
+    n_posterior_samples: int = 100,
     references: Any = None,
-    n_alphas: int = 101,
+    n_levels: int = 101,
     z_score: bool = True,
     seed: SeedLike = None,
 ) -> TARPResult:
@@ -64,16 +80,19 @@ def tarp(
     Parameters
     ----------
     flow : object with ``sample(x, n, seed)``
+        The estimated posterior.
     theta, x : array-like, shapes (N, m) and (N, d)
-    n_samples : int
+        Pairs drawn from the prior and the simulator.
+    n_posterior_samples : int
         S posterior draws per pair.
     references : array-like, shape (N, m), optional
         θ_r per pair; default uniform over the bounding box of ``theta`` (as sbi does).
-    n_alphas : int
-        Points of the fixed ECP grid linspace(0, 1, n_alphas).
+    n_levels : int
+        Points of the fixed ECP grid of credibility levels linspace(0, 1, n_levels).
     z_score : bool
         Measure distances after z-scoring θ with the calibration mean and std.
     seed : int, Generator or None
+        Seeds the draws, the references and the KS jitter.
 
     Returns
     -------
@@ -83,14 +102,30 @@ def tarp(
     -----
     TARP is the SBC rank (divided by S) of the reduce function d(·, θ_r). Under calibration f_n is
     uniform on {0, 1/S, ..., 1}; the KS test uses (S f_n + V)/(S + 1), V ~ U(0, 1), which is exactly
-    U(0, 1). Unlike sbi, the α grid spans [0, 1] (not [min f, max f]) and the KS test is one-sample.
+    U(0, 1). Unlike sbi, the level grid spans [0, 1] (not [min f, max f]) and the KS test is
+    one-sample.
+
+    References
+    ----------
+    Lemos, Coogan, Hezaveh, Perreault-Levasseur (2023). Sampling-based accuracy testing of posterior
+    estimators for general inference. ICML.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import ConditionalGaussianModel
+    >>> model = ConditionalGaussianModel(0.5 * np.eye(2))
+    >>> theta, x = model.simulate(200, seed=0)
+    >>> res = tarp(model.exact_flow(), theta, x, n_posterior_samples=50, n_levels=11, seed=1)
+    >>> res.levels.size, bool(abs(res.atc) < 0.1)
+    (11, True)
     """
     theta, x = _pair_iv(theta, x)
-    n_samples = check_int(n_samples, "n_samples", low=1)
-    n_alphas = check_int(n_alphas, "n_alphas", low=2)
+    s = check_int(n_posterior_samples, "n_posterior_samples", low=1)
+    n_levels = check_int(n_levels, "n_levels", low=2)
     rng, seed_used = check_seed(seed)
     s_draws, s_ref, s_jit = rng.spawn(3)
-    draws = draw_posterior(flow, x, n_samples, s_draws)
+    draws = draw_posterior(flow, x, s, s_draws)
     if references is None:
         lo, hi = theta.min(axis=0), theta.max(axis=0)
         refs = lo + (hi - lo) * s_ref.uniform(size=theta.shape)
@@ -106,19 +141,19 @@ def tarp(
     d_true = np.linalg.norm(theta - refs, axis=1)
     d_draw = np.linalg.norm(draws - refs[:, None, :], axis=2)
     counts = np.sum(d_draw < d_true[:, None], axis=1)
-    f = counts / n_samples
-    alphas = np.linspace(0, 1, n_alphas)
-    ecp = (f[:, None] < alphas[None, :]).mean(axis=0)
-    u = (counts + s_jit.uniform(size=counts.shape)) / (n_samples + 1)
+    f = counts / s
+    levels = np.linspace(0, 1, n_levels)
+    ecp = (f[:, None] < levels[None, :]).mean(axis=0)
+    u = (counts + s_jit.uniform(size=counts.shape)) / (s + 1)
     ks = stats.kstest(u, "uniform")
     return TARPResult(
         statistic=float(ks.statistic),
         pvalue=float(ks.pvalue),
-        atc=float(np.trapezoid(ecp - alphas, alphas)),
-        alphas=alphas,
+        atc=float(np.trapezoid(ecp - levels, levels)),
+        levels=levels,
         ecp=ecp,
         coverage_values=f,
         n=theta.shape[0],
-        n_samples=n_samples,
+        n_posterior_samples=s,
         seed_used=seed_used,
     )

@@ -18,8 +18,9 @@ from modelcompare.relative._presets import PRESETS
 from modelcompare.relative._ume import RelUMEResult, optimize_ume, rel_ume
 
 # isort: split
-# Rel-MMD, KID, FID (relative-mmd branch)
+# Rel-MMD, KID, FID
 from modelcompare.relative._image_metrics import (
+    FIDResult,
     KIDResult,
     RelFIDResult,
     fid,
@@ -27,7 +28,7 @@ from modelcompare.relative._image_metrics import (
     relative_fid,
     relative_kid,
 )
-from modelcompare.relative._mmd import RelMMDResult, bounliphone_bandwidth, rel_mmd
+from modelcompare.relative._mmd import RelMMDResult, rel_mmd
 
 __all__ = [  # noqa: RUF022 (two blocks: UME/FSSD, then MMD/KID/FID)
     "PRESETS",
@@ -45,11 +46,11 @@ __all__ = [  # noqa: RUF022 (two blocks: UME/FSSD, then MMD/KID/FID)
     "rel_fssd",
     "rel_ume",
     "select_locations",
-    # Rel-MMD, KID, FID (relative-mmd branch)
+    # Rel-MMD, KID, FID
+    "FIDResult",
     "KIDResult",
     "RelFIDResult",
     "RelMMDResult",
-    "bounliphone_bandwidth",
     "fid",
     "kid",
     "rel_mmd",

@@ -1,8 +1,8 @@
 """Statistic, variance, p-value and power criterion shared by Rel-UME and Rel-FSSD.
 
 Both tests reduce to two paired feature matrices ``F_P`` (n × m_P) and ``F_Q`` (n × m_Q) whose rows
-share the reference draw z_i (relative-fit spec §2). Everything the test needs is a handful of sums
-over rows, so the feature matrices never have to exist in full: the callers accumulate
+share the reference draw z_i (Jitkrittum et al. 2018). Everything the test needs is a handful of
+sums over rows, so the feature matrices never have to exist in full: the callers accumulate
 
 - ``s_P = Σᵢ F_P[i]`` and ``s_Q`` (the per-feature sums),
 - ``Σᵢ ‖F_P[i]‖²`` and ``Σᵢ ‖F_Q[i]‖²``,
@@ -31,7 +31,7 @@ __all__ = [
     "stats_from_sums",
 ]
 
-#: ν̂ is treated as degenerate when √max(ν̂, 0) is at most this (relative-fit spec §9).
+#: ν̂ is treated as degenerate when √max(ν̂, 0) is at most this.
 SUM_SQRT_VAR_TOL = 1e-6
 
 
@@ -68,7 +68,7 @@ def stats_from_sums(
     sum_ab: float,
     sum_bb: float,
 ) -> PairedStats:
-    """Û², ζ̂ and ν̂ of the relative-fit spec §2.1–2.2 from row sums.
+    """Û², ζ̂ and ν̂ of the paired test (Jitkrittum et al. 2018) from row sums.
 
     Parameters
     ----------

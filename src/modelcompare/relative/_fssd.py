@@ -1,36 +1,42 @@
-"""Rel-FSSD: the linear-time relative test with Stein features (relative-fit spec §3, §5)."""
+"""Rel-FSSD: the linear-time relative test with Stein features (Jitkrittum et al. 2018)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, cast
 
 import numpy as np
 
-from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.results import result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
-from modelcompare._foundation.validation import check_fraction, check_positive, check_samples
-from modelcompare.relative._core import (
-    PairedStats,
-    criterion_and_grad,
-    guarded_pvalue,
-    stats_from_sums,
+from modelcompare._foundation.validation import check_samples
+from modelcompare.relative._core import PairedStats, criterion_and_grad, stats_from_sums
+from modelcompare.relative._driver import (
+    FeatureMap,
+    LocationTestResult,
+    OptimRequest,
+    RunSettings,
+    optimize_locations,
+    relative_test,
 )
 from modelcompare.relative._optimize import (
+    Bounds,
+    CritGrad,
     FSSDParams,
-    check_locations,
     default_sigma2_bounds,
-    location_bounds,
-    maximise_criterion,
     pooled_meddistance,
-    pooled_random_rows,
-    split_indices,
 )
-from modelcompare.relative._presets import OptimOptions, resolve_options
 from modelcompare.relative._ume import _chunk_rows, gauss_block
 
-__all__ = ["RelFSSDResult", "fssd_stats", "optimize_fssd", "rel_fssd", "resolve_score"]
+__all__ = [
+    "FSSDFeatures",
+    "RelFSSDResult",
+    "fssd_stats",
+    "optimize_fssd",
+    "rel_fssd",
+    "resolve_score",
+]
 
 ScoreFn = Callable[[np.ndarray], Any]
 
@@ -161,31 +167,124 @@ def fssd_criterion_and_grad(
     return crit_grad
 
 
-def _optimize_core(
-    z: np.ndarray,
-    score_p: np.ndarray,
-    score_q: np.ndarray,
-    locations: int | np.ndarray,
-    bandwidth: float | None,
-    opts: OptimOptions,
-    loc_rng: np.random.Generator,
-    med_rng: np.random.Generator,
-) -> FSSDParams:
-    fixed = not isinstance(locations, int)
-    v0 = locations if fixed else pooled_random_rows((z,), locations, loc_rng)
-    med = pooled_meddistance((z,), med_rng)
-    sigma0 = med if bandwidth is None else bandwidth
-    s2b = default_sigma2_bounds(med, 1e-3) if opts.sigma2_bounds is None else opts.sigma2_bounds
-    sigma, v, crit, nit, ok = maximise_criterion(
-        fssd_criterion_and_grad(z, score_p, score_q, opts.reg),
-        sigma0,
-        np.asarray(v0, dtype=float),
-        s2b,
-        location_bounds((z,), opts.locs_bounds_frac),
-        opts,
-        fix_locations=fixed,
-    )
-    return FSSDParams(sigma, v, criterion=crit, n_iter=nit, converged=ok)
+@result_class
+class RelFSSDResult(LocationTestResult):
+    """Result of :func:`rel_fssd`: a test with a p-value, and where the models' shapes differ.
+
+    Attributes
+    ----------
+    statistic, pvalue, variance : float
+        ``√n (FSSD̂²_p − FSSD̂²_q)``, its one-sided p-value (H0: p at least as close to r as q;
+        ``decision(alpha)`` rejects when ``pvalue <= alpha``) and the plug-in variance ν̂.
+    locations : numpy.ndarray
+        Test locations, shape ``(J, d)``.
+    bandwidth, sigma2 : float
+        Gaussian width σ and σ².
+    criterion, train_criterion : float, float or None
+        Power criterion on the test data, and the one the optimiser reached on the training split.
+    relative_witness : numpy.ndarray
+        ``(‖g_p(v)‖² − ‖g_q(v)‖²)/d`` per location, where g is the Stein witness: positive where q's
+        shape matches r better. Its mean over locations is FSSD̂²_p − FSSD̂²_q (plug-in).
+    witness_p, witness_q : numpy.ndarray
+        Stein witnesses ``g(v) = mean_i [s(zᵢ) k(zᵢ, v) + ∇k(zᵢ, v)]``, shape ``(J, d)``.
+    zeta2_p, zeta2_q, zeta_pq : float
+        Plug-in variance terms (factor 4 included).
+    degenerate : bool
+        True when ν̂ is not positive (p = 1).
+    n, n_train : int
+        Rows of ``z`` used by the test and by the optimiser.
+    optimized : bool
+        Whether width and locations were optimised on a split of ``z``.
+    preset : str
+        Optimiser option set used.
+    n_iter : int or None
+        L-BFGS-B iterations (None without optimisation).
+    converged : bool or None
+        Whether L-BFGS-B reported convergence (None without optimisation).
+    seed_used : int or None
+        Seed that reproduces the run (None when a Generator was passed).
+    fssd2_p, fssd2_q : float
+        The unbiased FSSD̂² of p and q.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import rel_fssd
+    >>> from modelcompare.densities import IsotropicNormal
+    >>> z = np.random.default_rng(0).normal(size=(500, 2))
+    >>> res = rel_fssd(IsotropicNormal([1.0, 0.0]), IsotropicNormal([0.0, 0.0]), z, seed=0)
+    >>> res.decision(alpha=0.05), res.witness_p.shape
+    (True, (5, 2))
+    """
+
+    fssd2_p: float
+    fssd2_q: float
+
+    @property
+    def params(self) -> FSSDParams:
+        """The width and locations as :class:`FSSDParams` (reusable with ``params=``)."""
+        return FSSDParams(self.bandwidth, self.locations, criterion=self.train_criterion)
+
+
+class FSSDFeatures(FeatureMap):
+    """Rel-FSSD Stein features ``τ(z) = [s(z) k(z, vⱼ) + ∇_z k(z, vⱼ)]ⱼ / √(dJ)`` for p and q."""
+
+    test = "fssd"
+    params_type = FSSDParams
+    result_type = RelFSSDResult
+    data_has = "`z` has"
+
+    def __init__(self, z: np.ndarray, score_p: np.ndarray, score_q: np.ndarray) -> None:
+        self.z, self.score_p, self.score_q = z, score_p, score_q
+
+    @classmethod
+    def from_models(cls, p: Any, q: Any, z: Any) -> FSSDFeatures:
+        """Check ``z`` and evaluate the scores of ``p`` and ``q`` once on all its rows."""
+        z = check_samples(z, "z", min_samples=4)
+        score_p = resolve_score(p, "p")
+        score_q = resolve_score(q, "q")
+        return cls(z, eval_score(score_p, z, "p"), eval_score(score_q, z, "q"))
+
+    @property
+    def pool(self) -> tuple[np.ndarray, ...]:
+        return (self.z,)
+
+    def rows(self, idx: np.ndarray) -> FSSDFeatures:
+        return FSSDFeatures(self.z[idx], self.score_p[idx], self.score_q[idx])
+
+    def initial_width(
+        self, bandwidth: float | None, sigma2_bounds: Bounds | None, rng: np.random.Generator
+    ) -> tuple[float, Bounds]:
+        """Start: the median distance of ``z``; σ² bounds ``[max(1e-2 med², 1e-3), min(1e2 med²,
+        1e5)]`` (kmod's ``DC_GaussFSSD``)."""
+        med = pooled_meddistance(self.pool, rng)
+        sigma0 = med if bandwidth is None else bandwidth
+        s2b = default_sigma2_bounds(med, 1e-3) if sigma2_bounds is None else sigma2_bounds
+        return sigma0, s2b
+
+    def criterion_and_grad(self, reg: float) -> CritGrad:
+        return fssd_criterion_and_grad(self.z, self.score_p, self.score_q, reg)
+
+    def stats(
+        self, locations: np.ndarray, sigma2: float, *, chunk_size: int | None = None
+    ) -> PairedStats:
+        return fssd_stats(
+            self.z, self.score_p, self.score_q, locations, sigma2, chunk_size=chunk_size
+        )
+
+    def result_fields(self, stats: PairedStats, locations: np.ndarray) -> dict[str, Any]:
+        d = self.dim
+        j = locations.shape[0]
+        unscale = math.sqrt(d * j)
+        wp = stats.mean_p.reshape(j, d) * unscale
+        wq = stats.mean_q.reshape(j, d) * unscale
+        return {
+            "relative_witness": (np.sum(wp * wp, axis=1) - np.sum(wq * wq, axis=1)) / d,
+            "witness_p": wp,
+            "witness_q": wq,
+            "fssd2_p": stats.u2_p,
+            "fssd2_q": stats.u2_q,
+        }
 
 
 def optimize_fssd(
@@ -224,97 +323,24 @@ def optimize_fssd(
     Returns
     -------
     FSSDParams
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import optimize_fssd, rel_fssd
+    >>> from modelcompare.densities import IsotropicNormal
+    >>> p, q = IsotropicNormal([1.0, 0.0]), IsotropicNormal([0.0, 0.0])
+    >>> z = np.random.default_rng(0).normal(size=(600, 2))
+    >>> par = optimize_fssd(p, q, z[:200], locations=2, seed=0)   # fit on a split
+    >>> par.locations.shape
+    (2, 2)
+    >>> rel_fssd(p, q, z[200:], params=par, optimize=False).pvalue < 0.01
+    True
     """
     rng, _ = check_seed(seed)
-    loc_rng, med_rng = rng.spawn(2)
-    z = check_samples(z, "z", min_samples=4)
-    sp = eval_score(resolve_score(p, "p"), z, "p")
-    sq = eval_score(resolve_score(q, "q"), z, "q")
-    locs = check_locations(locations, z.shape[1])
-    bw = None if bandwidth is None else check_positive(bandwidth, "bandwidth")
-    opts = resolve_options(
-        "fssd",
-        preset,
-        max_iter=max_iter,
-        reg=reg,
-        tol_fun=tol_fun,
-        locs_bounds_frac=locs_bounds_frac,
-        bandwidth_bounds=bandwidth_bounds,
-    )
-    return _optimize_core(z, sp, sq, locs, bw, opts, loc_rng, med_rng)
-
-
-@result_class
-class RelFSSDResult(Result):
-    """Result of :func:`rel_fssd`.
-
-    Attributes
-    ----------
-    statistic, pvalue, variance : float
-        ``√n (FSSD̂²_p − FSSD̂²_q)``, its one-sided p-value (H0: p at least as close to r as q) and
-        the plug-in variance ν̂.
-    locations : numpy.ndarray
-        Test locations, shape ``(J, d)``.
-    bandwidth, sigma2 : float
-        Gaussian width σ and σ².
-    criterion, train_criterion : float, float or None
-        Power criterion on the test data, and the one reached by the optimiser on the training split.
-    relative_witness : numpy.ndarray
-        ``(‖g_p(v)‖² − ‖g_q(v)‖²)/d`` per location, where g is the Stein witness: positive where q's
-        shape matches r better. Its mean over locations is FSSD̂²_p − FSSD̂²_q (plug-in).
-    witness_p, witness_q : numpy.ndarray
-        Stein witnesses ``g(v) = mean_i [s(zᵢ) k(zᵢ, v) + ∇k(zᵢ, v)]``, shape ``(J, d)``.
-    fssd2_p, fssd2_q : float
-        The unbiased FSSD̂² of p and q.
-    zeta2_p, zeta2_q, zeta_pq : float
-        Plug-in variance terms (factor 4 included).
-    degenerate : bool
-        True when ν̂ is not positive (p = 1).
-    n, n_train : int
-        Rows of ``z`` used by the test and by the optimiser.
-    optimized : bool
-    preset : str
-    n_iter : int or None
-    converged : bool or None
-        Whether L-BFGS-B reported convergence (None without optimisation).
-    seed_used : int or None
-    """
-
-    statistic: float
-    pvalue: float
-    variance: float
-    locations: np.ndarray
-    bandwidth: float
-    sigma2: float
-    criterion: float
-    train_criterion: float | None
-    relative_witness: np.ndarray
-    witness_p: np.ndarray
-    witness_q: np.ndarray
-    fssd2_p: float
-    fssd2_q: float
-    zeta2_p: float
-    zeta2_q: float
-    zeta_pq: float
-    degenerate: bool
-    n: int
-    n_train: int
-    optimized: bool
-    preset: str
-    n_iter: int | None
-    converged: bool | None
-    seed_used: int | None
-
-    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "bandwidth", "n")
-
-    @property
-    def params(self) -> FSSDParams:
-        """The width and locations as :class:`FSSDParams` (reusable with ``params=``)."""
-        return FSSDParams(self.bandwidth, self.locations, criterion=self.train_criterion)
-
-    def decision(self, alpha: float = 0.05) -> bool:
-        """True when H0 is rejected at level ``alpha`` (p ≤ alpha): q fits r better than p."""
-        return bool(self.pvalue <= alpha)
+    features = FSSDFeatures.from_models(p, q, z)
+    optim = OptimRequest(preset, reg, max_iter, tol_fun, locs_bounds_frac, bandwidth_bounds)
+    return cast(FSSDParams, optimize_locations(features, rng, locations, bandwidth, optim))
 
 
 def rel_fssd(
@@ -370,6 +396,8 @@ def rel_fssd(
     Returns
     -------
     RelFSSDResult
+        The statistic, its p-value (``decision(alpha)`` rejects H0 when ``pvalue <= alpha``: q
+        fits better), the locations, the width and the per-location witnesses.
 
     Notes
     -----
@@ -396,84 +424,7 @@ def rel_fssd(
     True
     """
     rng, seed_used = check_seed(seed)
-    split_rng, loc_rng, med_rng = rng.spawn(3)
-    z = check_samples(z, "z", min_samples=4)
-    d = z.shape[1]
-    score_p = resolve_score(p, "p")
-    score_q = resolve_score(q, "q")
-    if not isinstance(optimize, bool | np.bool_):
-        msg = f"`optimize` must be True or False; got {optimize!r}."
-        raise TypeError(msg)
-    opts = resolve_options(
-        "fssd",
-        preset,
-        max_iter=max_iter,
-        reg=reg,
-        tol_fun=tol_fun,
-        locs_bounds_frac=locs_bounds_frac,
-        bandwidth_bounds=bandwidth_bounds,
-    )
-    bw = None if bandwidth is None else check_positive(bandwidth, "bandwidth")
-    locs = check_locations(locations, d)
-    sp = eval_score(score_p, z, "p")
-    sq = eval_score(score_q, z, "q")
-    n_train, train_crit, n_iter, optimized, converged = 0, None, None, False, None
-    if params is not None:
-        if not isinstance(params, FSSDParams):
-            msg = f"`params` must be an FSSDParams; got {type(params).__name__}."
-            raise TypeError(msg)
-        if bandwidth is not None or not isinstance(locations, int) or locations != 5 or optimize:
-            msg = (
-                "with `params`, leave `locations` and `bandwidth` at their defaults and pass "
-                "`optimize=False`: the parameters are used as given on all the data."
-            )
-            raise ValueError(msg)
-        if params.locations.shape[1] != d:
-            msg = f"`params.locations` has {params.locations.shape[1]} columns; `z` has {d}."
-            raise ValueError(msg)
-        v, sigma = params.locations, params.bandwidth
-        te = slice(None)
-    elif optimize:
-        train_fraction = check_fraction(train_fraction, "train_fraction")
-        tr, te = split_indices(z.shape[0], train_fraction, split_rng)
-        fitted = _optimize_core(z[tr], sp[tr], sq[tr], locs, bw, opts, loc_rng, med_rng)
-        v, sigma = fitted.locations, fitted.bandwidth
-        n_train, train_crit, n_iter, optimized = len(tr), fitted.criterion, fitted.n_iter, True
-        converged = fitted.converged
-    else:
-        v = pooled_random_rows((z,), locs, loc_rng) if isinstance(locs, int) else locs
-        sigma = pooled_meddistance((z,), med_rng) if bw is None else bw
-        te = slice(None)
-    sigma2 = sigma * sigma
-    stats = fssd_stats(z[te], sp[te], sq[te], v, sigma2, chunk_size=chunk_size)
-    pvalue, degenerate = guarded_pvalue(stats.statistic, stats.variance)
-    j = v.shape[0]
-    unscale = math.sqrt(d * j)
-    wp = stats.mean_p.reshape(j, d) * unscale
-    wq = stats.mean_q.reshape(j, d) * unscale
-    return RelFSSDResult(
-        statistic=stats.statistic,
-        pvalue=pvalue,
-        variance=stats.variance,
-        locations=np.array(v, dtype=float),
-        bandwidth=float(sigma),
-        sigma2=float(sigma2),
-        criterion=stats.criterion(opts.reg),
-        train_criterion=train_crit,
-        relative_witness=(np.sum(wp * wp, axis=1) - np.sum(wq * wq, axis=1)) / d,
-        witness_p=wp,
-        witness_q=wq,
-        fssd2_p=stats.u2_p,
-        fssd2_q=stats.u2_q,
-        zeta2_p=stats.zeta2_p,
-        zeta2_q=stats.zeta2_q,
-        zeta_pq=stats.zeta_pq,
-        degenerate=degenerate,
-        n=stats.n,
-        n_train=n_train,
-        optimized=optimized,
-        preset="default" if preset is None else preset,
-        n_iter=n_iter,
-        converged=converged,
-        seed_used=seed_used,
-    )
+    features = FSSDFeatures.from_models(p, q, z)
+    settings = RunSettings(locations, bandwidth, optimize, train_fraction, params, chunk_size)
+    optim = OptimRequest(preset, reg, max_iter, tol_fun, locs_bounds_frac, bandwidth_bounds)
+    return cast(RelFSSDResult, relative_test(features, rng, seed_used, settings, optim))

@@ -14,11 +14,16 @@ import numpy as np
 import scipy.linalg
 
 from modelcompare._foundation.errors import DegenerateDataWarning, TooFewResamplesWarning
-from modelcompare._foundation.results import ConfidenceInterval, Result, result_class
+from modelcompare._foundation.results import (
+    ConfidenceInterval,
+    ScoreResult,
+    TestResult,
+    check_alpha,
+    result_class,
+)
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import (
     check_choice,
-    check_fraction,
     check_int,
     check_same_width,
     check_samples,
@@ -26,7 +31,7 @@ from modelcompare._foundation.validation import (
 from modelcompare.kernels import PolynomialKernel
 from modelcompare.relative._mmd import RelMMDResult, rel_mmd
 
-__all__ = ["KIDResult", "RelFIDResult", "fid", "kid", "relative_fid", "relative_kid"]
+__all__ = ["FIDResult", "KIDResult", "RelFIDResult", "fid", "kid", "relative_fid", "relative_kid"]
 
 FID_METHODS = ("sqrtm", "eigvals")
 #: Full Gram matrices are precomputed for KID when they hold at most this many entries in all.
@@ -42,8 +47,8 @@ _FID_EPS = 1e-6
 
 
 @result_class
-class KIDResult(Result):
-    """Result of :func:`kid`.
+class KIDResult(ScoreResult):
+    """Result of :func:`kid`: a score.
 
     Attributes
     ----------
@@ -59,6 +64,16 @@ class KIDResult(Result):
         Rows per subset actually used (``min(subset_size, n_x, n_z)``).
     seed_used : int or None
         Seed reproducing the subsets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import kid
+    >>> rng = np.random.default_rng(0)
+    >>> res = kid(rng.normal(size=(300, 4)) * 1.5, rng.normal(size=(300, 4)), n_subsets=5,
+    ...           subset_size=100, seed=0)
+    >>> res.value > 0, res.values.shape
+    (True, (5,))
     """
 
     value: float
@@ -174,7 +189,7 @@ def relative_kid(
     *,
     subsample: bool = False,
     seed: SeedLike = None,
-    block_size: int | None = None,
+    chunk_size: int | None = None,
 ) -> RelMMDResult:
     """Relative KID test: Rel-MMD with the KID kernel and its analytic variance.
 
@@ -192,8 +207,8 @@ def relative_kid(
         Subsample unequal samples to the smallest size (seeded); otherwise unequal sizes raise.
     seed : int, Generator or None
         Random source of ``subsample``.
-    block_size : int, optional
-        Rows per Gram-matrix block.
+    chunk_size : int, optional
+        Rows per chunk (the edge of the square Gram-matrix tiles).
 
     Returns
     -------
@@ -202,7 +217,7 @@ def relative_kid(
 
     Notes
     -----
-    The statistic, variance and p-value are those of :func:`rel_mmd` (spec §4); the MMD² inside is the
+    The statistic, variance and p-value are those of :func:`rel_mmd`; the MMD² inside is the
     one-sample U-statistic of Rel-MMD (the x_i–z_i diagonal is removed from the cross term), which
     differs from the subset KID of :func:`kid` by O(1/n).
 
@@ -225,7 +240,7 @@ def relative_kid(
         kernel=PolynomialKernel(degree=3),
         subsample=subsample,
         seed=seed,
-        block_size=block_size,
+        chunk_size=chunk_size,
     )
 
 
@@ -278,7 +293,40 @@ def _frechet(
     )
 
 
-def fid(x: Any, z: Any, *, method: str = "sqrtm") -> float:
+@result_class
+class FIDResult(ScoreResult):
+    r"""Result of :func:`fid`: a score.
+
+    Attributes
+    ----------
+    value : float
+        The Fréchet distance :math:`\|m_x - m_z\|^2 + \mathrm{tr}(C_x) + \mathrm{tr}(C_z)
+        - 2\,\mathrm{tr}((C_x C_z)^{1/2})`.
+    mean_term : float
+        Its mean part :math:`\|m_x - m_z\|^2`; ``value − mean_term`` is the covariance part.
+    method : str
+        The matrix square root used (``"sqrtm"`` or ``"eigvals"``).
+    n_x, n_z : int
+        Rows of the two feature arrays.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import fid
+    >>> a = np.random.default_rng(0).normal(size=(1000, 3))
+    >>> res = fid(a + [1.0, 0.0, 0.0], a)
+    >>> round(res.value, 6), round(res.mean_term, 6), res.method
+    (1.0, 1.0, 'sqrtm')
+    """
+
+    value: float
+    mean_term: float
+    method: str
+    n_x: int
+    n_z: int
+
+
+def fid(x: Any, z: Any, *, method: str = "sqrtm") -> FIDResult:
     r"""Fréchet (Inception) distance between two feature arrays (Heusel et al. 2017).
 
     Parameters
@@ -295,9 +343,9 @@ def fid(x: Any, z: Any, *, method: str = "sqrtm") -> float:
 
     Returns
     -------
-    float
-        :math:`\|m_x - m_z\|^2 + \mathrm{tr}(C_x) + \mathrm{tr}(C_z)
-        - 2\,\mathrm{tr}((C_x C_z)^{1/2})`, with ddof = 1 covariances.
+    FIDResult
+        ``value`` = :math:`\|m_x - m_z\|^2 + \mathrm{tr}(C_x) + \mathrm{tr}(C_z)
+        - 2\,\mathrm{tr}((C_x C_z)^{1/2})`, with ddof = 1 covariances, and its mean part.
 
     Warns
     -----
@@ -321,7 +369,7 @@ def fid(x: Any, z: Any, *, method: str = "sqrtm") -> float:
     >>> from modelcompare import fid
     >>> rng = np.random.default_rng(0)
     >>> a = rng.normal(size=(2000, 3))
-    >>> round(fid(a + [2.0, 0.0, 0.0], a), 6)   # same covariance: the squared mean shift
+    >>> round(fid(a + [2.0, 0.0, 0.0], a).value, 6)   # same covariance: the squared mean shift
     4.0
     """
     x = check_samples(x, "x")
@@ -330,7 +378,14 @@ def fid(x: Any, z: Any, *, method: str = "sqrtm") -> float:
     method = check_choice(method, "method", FID_METHODS)
     mx, cx = _mean_cov(x)
     mz, cz = _mean_cov(z)
-    return _frechet(mx, cx, mz, cz, method)
+    diff = mx - mz
+    return FIDResult(
+        value=_frechet(mx, cx, mz, cz, method),
+        mean_term=float(diff @ diff),
+        method=method,
+        n_x=x.shape[0],
+        n_z=z.shape[0],
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -339,53 +394,82 @@ def fid(x: Any, z: Any, *, method: str = "sqrtm") -> float:
 
 
 @result_class
-class RelFIDResult(Result):
-    """Result of :func:`relative_fid`.
+class RelFIDResult(TestResult):
+    """Result of :func:`relative_fid`: a test with a p-value, and a bootstrap interval.
 
     Attributes
     ----------
     statistic : float
         FID(P, R) − FID(Q, R) on the full samples; positive favours Q.
     pvalue : float
-        Bootstrap p-value (1 + #{Δ* ≤ 0}) / (1 + B) of H0: FID(P, R) − FID(Q, R) ≤ 0.
-    reject : bool
-        ``pvalue <= alpha``.
-    alpha : float
-        The level of the stored decision.
+        Bootstrap p-value (1 + #{Δ* ≤ 0}) / (1 + B) of H0: FID(P, R) − FID(Q, R) ≤ 0;
+        ``decision(alpha)`` rejects when ``pvalue <= alpha``: Q fits R better than P.
     fid_p, fid_q : float
         FID(P, R) and FID(Q, R).
     bootstrap_std : float
         Standard deviation of the bootstrap differences Δ*.
-    confidence_interval : ConfidenceInterval
-        Two-sided percentile bootstrap interval of level 1 − 2α for the difference (its lower end
-        is the one-sided 1 − α bound behind ``reject``).
-    bootstrap : numpy.ndarray
-        The B bootstrap differences Δ*.
-    n_bootstrap : int
-        B.
+    n_resamples : int
+        The number B of bootstrap resamples.
     method : str
         Matrix square root used (see :func:`fid`).
     degenerate : bool
         True when every Δ* is equal (e.g. constant data); ``pvalue`` is then 1 unless all Δ* > 0.
     seed_used : int or None
         Seed reproducing the resamples.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import relative_fid
+    >>> rng = np.random.default_rng(0)
+    >>> x, y, z = (rng.normal(size=(300, 2)) + [s, 0.0] for s in (1.0, 0.0, 0.0))
+    >>> res = relative_fid(x, y, z, n_resamples=100, seed=0)
+    >>> res.decision(alpha=0.05), res.bootstrap.shape
+    (True, (100,))
+    >>> low, high = res.confidence_interval(confidence_level=0.9)   # 1 − 2α for α = 0.05
+    >>> bool(low > 0)
+    True
     """
 
     statistic: float
     pvalue: float
-    reject: bool
-    alpha: float
     fid_p: float
     fid_q: float
     bootstrap_std: float
-    confidence_interval: ConfidenceInterval
-    bootstrap: np.ndarray
-    n_bootstrap: int
+    n_resamples: int
     method: str
     degenerate: bool
     seed_used: int | None
+    _bootstrap: np.ndarray
 
-    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "reject", "n_bootstrap")
+    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "n_resamples")
+
+    @property
+    def bootstrap(self) -> np.ndarray:
+        """The B bootstrap differences Δ* = FID(X*, Z*) − FID(Y*, Z*)."""
+        return self._bootstrap
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Two-sided percentile bootstrap interval for FID(P, R) − FID(Q, R).
+
+        Parameters
+        ----------
+        confidence_level : float
+            Coverage c in (0, 1). The ends are the (1 − c)/2 and (1 + c)/2 quantiles of the
+            bootstrap differences; with c = 1 − 2α the lower end is the one-sided 1 − α bound that
+            ``decision(alpha)`` compares with 0 (up to the +1 of the p-value).
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)``.
+        """
+        level = check_alpha(confidence_level, "confidence_level")
+        # (1 − c)/2 is rounded to 12 significant digits so that c = 1 − 2α gives α back exactly
+        # (0.05, not 0.04999999999999999) and the ends are the α and 1 − α quantiles to the bit.
+        tail = float(f"{(1.0 - level) / 2.0:.12g}")
+        low, high = np.quantile(self._bootstrap, [tail, 1.0 - tail])
+        return ConfidenceInterval(float(low), float(high))
 
 
 def relative_fid(
@@ -393,8 +477,7 @@ def relative_fid(
     y: Any,
     z: Any,
     *,
-    n_bootstrap: int = 200,
-    alpha: float = 0.05,
+    n_resamples: int = 200,
     method: str = "sqrtm",
     seed: SeedLike = None,
 ) -> RelFIDResult:
@@ -406,10 +489,8 @@ def relative_fid(
         Features of the samples of the models P and Q.
     z : array-like, shape (n_z, d)
         Features of the reference sample. Sample sizes may differ.
-    n_bootstrap : int
+    n_resamples : int
         Number B of bootstrap resamples (each costs two FIDs: two d×d matrix square roots).
-    alpha : float
-        Level of the stored decision ``reject``.
     method : {"sqrtm", "eigvals"}
         Matrix square root, as in :func:`fid`.
     seed : int, Generator or None
@@ -418,7 +499,8 @@ def relative_fid(
     Returns
     -------
     RelFIDResult
-        The difference, its bootstrap p-value and decision, and the bootstrap distribution.
+        The difference, its bootstrap p-value and the bootstrap distribution;
+        ``confidence_interval(confidence_level)`` gives a percentile interval.
 
     Notes
     -----
@@ -431,10 +513,10 @@ def relative_fid(
     boundary FID(P, R) = FID(Q, R) with P ≠ Q the difference is asymptotically normal (the delta
     method applies) and the percentile bootstrap is first-order correct; at P = Q = R the first-order
     term vanishes and the bootstrap is not consistent. Its size was measured by simulation
-    (``benchmarks/relative_fid_size.py`` and ``BENCHMARKS.md``); FID's estimator bias depends on
-    the covariances, so models that differ in kind (a mean shift against a covariance change of equal
-    population FID) are a harder case. A P/Q label permutation would be exact only when P = Q, so it is
-    not used.
+    (the relative-FID rows of ``benchmarks/relative_mmd_studies.py``); FID's estimator bias depends
+    on the covariances, so models that differ in kind (a mean shift against a covariance change of
+    equal population FID) are a harder case. A P/Q label permutation would be exact only when P = Q,
+    so it is not used.
 
     References
     ----------
@@ -449,21 +531,20 @@ def relative_fid(
     >>> z = rng.normal(size=(400, 3))
     >>> x = rng.normal(size=(400, 3)) + [1.0, 0.0, 0.0]
     >>> y = rng.normal(size=(400, 3))
-    >>> relative_fid(x, y, z, n_bootstrap=100, seed=0).reject
+    >>> relative_fid(x, y, z, n_resamples=100, seed=0).decision(alpha=0.05)
     True
     """
     x = check_samples(x, "x")
     y = check_samples(y, "y")
     z = check_samples(z, "z")
     check_same_width([("x", x), ("y", y), ("z", z)], what="relative FID")
-    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", low=1)
-    alpha = check_fraction(alpha, "alpha")
+    n_resamples = check_int(n_resamples, "n_resamples", low=1)
     method = check_choice(method, "method", FID_METHODS)
     rng, seed_used = check_seed(seed)
-    if n_bootstrap < 100:
+    if n_resamples < 100:
         warnings.warn(
-            f"`n_bootstrap` = {n_bootstrap} resamples resolve the p-value only to "
-            f"1/{n_bootstrap + 1}; use at least 100.",
+            f"`n_resamples` = {n_resamples} resamples resolve the p-value only to "
+            f"1/{n_resamples + 1}; use at least 100.",
             TooFewResamplesWarning,
             stacklevel=2,
         )
@@ -476,15 +557,15 @@ def relative_fid(
 
     fid_p, fid_q = delta(x, y, z)
     statistic = fid_p - fid_q
-    boot = np.empty(n_bootstrap)
+    boot = np.empty(n_resamples)
     nx, ny, nz = x.shape[0], y.shape[0], z.shape[0]
-    for b in range(n_bootstrap):
+    for b in range(n_resamples):
         xs = x[rng.integers(0, nx, nx)]
         ys = y[rng.integers(0, ny, ny)]
         zs = z[rng.integers(0, nz, nz)]
         fp, fq = delta(xs, ys, zs)
         boot[b] = fp - fq
-    pvalue = (1.0 + float(np.count_nonzero(boot <= 0.0))) / (1.0 + n_bootstrap)
+    pvalue = (1.0 + float(np.count_nonzero(boot <= 0.0))) / (1.0 + n_resamples)
     pvalue = min(pvalue, 1.0)
     degenerate = bool(np.ptp(boot) == 0.0)
     if degenerate:
@@ -493,19 +574,15 @@ def relative_fid(
             DegenerateDataWarning,
             stacklevel=2,
         )
-    low, high = np.quantile(boot, [alpha, 1.0 - alpha])
     return RelFIDResult(
         statistic=float(statistic),
         pvalue=float(pvalue),
-        reject=bool(pvalue <= alpha),
-        alpha=alpha,
         fid_p=float(fid_p),
         fid_q=float(fid_q),
-        bootstrap_std=float(boot.std(ddof=1)) if n_bootstrap > 1 else 0.0,
-        confidence_interval=ConfidenceInterval(float(low), float(high)),
-        bootstrap=boot,
-        n_bootstrap=n_bootstrap,
+        bootstrap_std=float(boot.std(ddof=1)) if n_resamples > 1 else 0.0,
+        n_resamples=n_resamples,
         method=method,
         degenerate=degenerate,
         seed_used=seed_used,
+        _bootstrap=boot,
     )

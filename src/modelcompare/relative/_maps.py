@@ -1,7 +1,7 @@
 """Interpretability: the single-location power-criterion map and greedy location selection.
 
 Both evaluate Rel-UME's criterion for sets of candidate locations at a fixed Gaussian width
-(relative-fit spec §2.3). The map treats each candidate as its own J = 1 test
+(Jitkrittum et al. 2018). The map treats each candidate as its own J = 1 test
 (kmod's ``get_power_criterion_func``, reg = 1e-7); the greedy search grows a set of J locations,
 each step adding the candidate that maximises the J-location criterion of the enlarged set.
 """
@@ -15,8 +15,9 @@ import numpy as np
 from modelcompare._foundation.results import Result, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import check_int, check_positive, check_samples
-from modelcompare.relative._optimize import pair_rows, pooled_meddistance
-from modelcompare.relative._ume import _check_xyz, _chunk_rows, gauss_block
+from modelcompare.relative._fssd import FSSDFeatures
+from modelcompare.relative._optimize import pooled_meddistance
+from modelcompare.relative._ume import UMEFeatures, _chunk_rows, gauss_block
 
 __all__ = [
     "LocationSelection",
@@ -122,10 +123,7 @@ def _prepare(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float, int | None]:
     rng, seed_used = check_seed(seed)
     sub_rng, med_rng = rng.spawn(2)
-    x, y, z = _check_xyz(x, y, z)
-    x, y, z = pair_rows(
-        [("x", x), ("y", y), ("z", z)], subsample=subsample, rng=sub_rng, what="Rel-UME"
-    )
+    x, y, z = UMEFeatures.from_samples(x, y, z, subsample=subsample, rng=sub_rng).pool
     cand = check_samples(candidates, "candidates", min_samples=1)
     if cand.shape[1] != x.shape[1]:
         msg = f"`candidates` must have {x.shape[1]} columns like the data; got {cand.shape[1]}."
@@ -215,7 +213,7 @@ def power_criterion_map(
     mp, mq = sp / n, sq / n
     u_p = (sp * sp - spp) / nn1
     u_q = (sq * sq - sqq) / nn1
-    # J = 1: aᵢ = ψ_P[i] m_P, so mean(a²) = m_P² Σψ_P²/n (relative-fit spec §2.2)
+    # J = 1: aᵢ = ψ_P[i] m_P, so mean(a²) = m_P² Σψ_P²/n
     zeta2_p = 4.0 * (mp * mp * spp / n - mp**4)
     zeta2_q = 4.0 * (mq * mq * sqq / n - mq**4)
     zeta_pq = 4.0 * (mp * mq * spq / n - mp * mp * mq * mq)
@@ -268,11 +266,21 @@ def fssd_power_criterion_map(
     -------
     PowerCriterionMap
         With ``test="fssd"``; positive criterion where q's shape matches r better (paper Fig. 1c).
-    """
-    from modelcompare.relative._fssd import eval_score, fssd_stats, resolve_score
 
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import fssd_power_criterion_map
+    >>> from modelcompare.densities import IsotropicNormal
+    >>> z = np.random.default_rng(0).normal(size=(400, 1))
+    >>> p, q = IsotropicNormal([2.0]), IsotropicNormal([0.0])   # q matches r
+    >>> m = fssd_power_criterion_map(p, q, z, np.linspace(-3, 3, 7)[:, None], bandwidth=1.0)
+    >>> m.test, bool(m.criterion.max() > 0)
+    ('fssd', True)
+    """
     rng, seed_used = check_seed(seed)
-    z = check_samples(z, "z", min_samples=4)
+    features = FSSDFeatures.from_models(p, q, z)
+    z = features.z
     cand = check_samples(candidates, "candidates", min_samples=1)
     if cand.shape[1] != z.shape[1]:
         msg = f"`candidates` must have {z.shape[1]} columns like `z`; got {cand.shape[1]}."
@@ -283,8 +291,6 @@ def fssd_power_criterion_map(
         if bandwidth is None
         else check_positive(bandwidth, "bandwidth")
     )
-    sp = eval_score(resolve_score(p, "p"), z, "p")
-    sq = eval_score(resolve_score(q, "q"), z, "q")
     n, d = z.shape
     sigma2 = bw * bw
     crit = np.empty(cand.shape[0])
@@ -292,7 +298,7 @@ def fssd_power_criterion_map(
     wit_p = np.empty(cand.shape)
     wit_q = np.empty(cand.shape)
     for c in range(cand.shape[0]):
-        st = fssd_stats(z, sp, sq, cand[c : c + 1], sigma2)
+        st = features.stats(cand[c : c + 1], sigma2)
         wit_p[c] = st.mean_p * np.sqrt(d)
         wit_q[c] = st.mean_q * np.sqrt(d)
         crit[c], var[c] = st.criterion(reg), st.variance
@@ -359,6 +365,17 @@ def select_locations(
     statistic is the mean of the single-location Û² differences, and
     ``ν̂(S) = 4 Var_n(Σ_{c∈S} eᵢ_c)/|S|²`` with ``eᵢ_c = Ψ_P[i, c] m_P[c] − Ψ_Q[i, c] m_Q[c]``, so
     each step costs O(n·C) after one O(n·C·d) feature pass. Memory: two n × C matrices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import select_locations
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.normal(size=(300, 2))
+    >>> x, y = rng.normal(size=(300, 2)) + [1.5, 0.0], rng.normal(size=(300, 2))
+    >>> sel = select_locations(x, y, z, rng.normal(size=(30, 2)) * 2, n_locations=3, seed=0)
+    >>> sel.locations.shape, len(set(sel.indices.tolist()))
+    ((3, 2), 3)
     """
     x, y, z, cand, bw, reg, seed_used = _prepare(
         x, y, z, candidates, bandwidth, reg, seed, subsample

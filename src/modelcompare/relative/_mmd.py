@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from modelcompare._foundation.errors import DegenerateDataWarning
-from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import (
     check_choice,
@@ -28,7 +28,7 @@ from modelcompare._foundation.validation import (
 from modelcompare.kernels import GaussianKernel, sq_distances
 from modelcompare.relative._core import guarded_pvalue
 
-__all__ = ["RelMMDResult", "bounliphone_bandwidth", "rel_mmd"]
+__all__ = ["RelMMDResult", "rel_mmd"]
 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -38,8 +38,9 @@ BANDWIDTH_METHODS = ("kmod", "matlab")
 
 
 @result_class
-class RelMMDResult(Result):
-    """Result of :func:`rel_mmd` (and :func:`~modelcompare.relative.relative_kid`).
+class RelMMDResult(TestResult):
+    """Result of :func:`rel_mmd` (and :func:`~modelcompare.relative.relative_kid`): a test with a
+    p-value.
 
     Attributes
     ----------
@@ -47,7 +48,8 @@ class RelMMDResult(Result):
         √n (MMD²_u(P, R) − MMD²_u(Q, R)). Can be negative.
     pvalue : float
         One-sided p-value ``norm.sf(statistic, scale=√variance)`` of H0 "P is at least as close to R
-        as Q"; 1.0 when the variance is degenerate.
+        as Q"; 1.0 when the variance is degenerate. ``decision(alpha)`` rejects when
+        ``pvalue <= alpha``: Q fits R better than P.
     variance : float
         Plug-in variance ν̂ = n (var_p − 2 cov_pq + var_q) of the √n-scaled statistic.
     mmd2_p, mmd2_q : float
@@ -70,6 +72,16 @@ class RelMMDResult(Result):
         True when unequal samples were subsampled to the smallest size.
     seed_used : int or None
         Seed reproducing the random choices (median subsample, subsampling).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import rel_mmd
+    >>> rng = np.random.default_rng(0)
+    >>> x, y, z = (rng.normal(size=(200, 2)) + [s, 0.0] for s in (1.0, 0.0, 0.0))
+    >>> res = rel_mmd(x, y, z, seed=0)
+    >>> res.decision(alpha=0.05), res.bandwidth_method, res.n
+    (True, 'kmod', 200)
     """
 
     statistic: float
@@ -91,10 +103,6 @@ class RelMMDResult(Result):
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "variance", "n")
 
-    def reject(self, alpha: float = 0.05) -> bool:
-        """Return True when H0 is rejected at level ``alpha`` (``pvalue <= alpha``)."""
-        return bool(self.pvalue <= alpha)
-
 
 # --------------------------------------------------------------------------------------------------
 # width heuristic
@@ -115,13 +123,13 @@ def _positive_or_fallback(med: float, values: np.ndarray, what: str) -> float:
     return fallback
 
 
-def bounliphone_bandwidth(
+def _bounliphone_bandwidth(
     x: Any,
     y: Any,
     z: Any,
     *,
     method: str = "kmod",
-    subsample: int = 1000,
+    max_rows: int = 1000,
     seed: SeedLike = None,
 ) -> float:
     """Gaussian width σ of Bounliphone et al.'s median heuristic.
@@ -138,9 +146,9 @@ def bounliphone_bandwidth(
         σ² = ½ · mean(√median‖y_i − z_j‖², √median‖x_i − z_j‖²)².
         ``"matlab"`` is the original Matlab code read literally: σ = mean_j √(median D_j / 2), with
         D_j the (non-squared) distances between the reference and model j.
-    subsample : int
-        The same ≤ ``subsample`` random row indices are used for x, y and z; the medians run over
-        all cross pairs of the subsample, i = j included.
+    max_rows : int
+        The same ≤ ``max_rows`` random row indices are used for x, y and z; the medians run over
+        all cross pairs of these rows, i = j included.
     seed : int, Generator or None
         Random source for the subsample (kmod fixes its own seed 287; we use the caller's).
 
@@ -161,7 +169,7 @@ def bounliphone_bandwidth(
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> x, y, z = (rng.normal(size=(200, 2)) for _ in range(3))
-    >>> round(bounliphone_bandwidth(x, y, z, seed=0), 3) > 0
+    >>> round(_bounliphone_bandwidth(x, y, z, seed=0), 3) > 0
     True
     """
     x = check_samples(x, "x")
@@ -169,11 +177,11 @@ def bounliphone_bandwidth(
     z = check_samples(z, "z")
     check_same_width([("x", x), ("y", y), ("z", z)])
     method = check_choice(method, "method", BANDWIDTH_METHODS)
-    subsample = check_int(subsample, "subsample", low=2)
+    max_rows = check_int(max_rows, "max_rows", low=2)
     n = _equal_rows(x, y, z, what="the Bounliphone width", hint=False)
     rng, _ = check_seed(seed)
-    if n > subsample:
-        idx = rng.choice(n, size=subsample, replace=False)
+    if n > max_rows:
+        idx = rng.choice(n, size=max_rows, replace=False)
         x, y, z = x[idx], y[idx], z[idx]
     d2_yz = sq_distances(y, z).ravel()
     d2_xz = sq_distances(x, z).ravel()
@@ -302,7 +310,7 @@ class _PairSums:
         self.second += weight * float(np.vdot(resid, resid))
 
     def finish(self, r_z: np.ndarray, fro_zz: float, n: int) -> tuple[float, float]:
-        """Return (MMD²_u(A, Z), its variance) from the accumulated sums (spec §4)."""
+        """Return (MMD²_u(A, Z), its variance) from the accumulated sums."""
         m = nz = float(n)
         s_a = float(self.r_a.sum())
         s_z = float(r_z.sum())
@@ -339,11 +347,11 @@ def rel_mmd_moments(
     z: np.ndarray,
     kernel: Kernel,
     *,
-    block_size: int | None = None,
+    chunk_size: int | None = None,
 ) -> dict[str, float]:
     """MMD²_u(X, Z), MMD²_u(Y, Z), their variances and covariance, in O(n²) time.
 
-    Gram matrices are formed in square tiles of ``block_size`` rows (default
+    Gram matrices are formed in square tiles of ``chunk_size`` rows (default
     ``_DEFAULT_TILE``); only O(n) vectors are kept. The kernel must be symmetric: each
     within-sample tile above the diagonal stands for its mirror image.
 
@@ -354,7 +362,7 @@ def rel_mmd_moments(
     Σ(K̃Kzx) = r_z·c_xz and Σ(KzxᵀKzy) = c_xz·c_yz, where c_az are the column sums of Kaz.
     """
     n = x.shape[0]
-    tile = _DEFAULT_TILE if block_size is None else block_size
+    tile = _DEFAULT_TILE if chunk_size is None else chunk_size
     tiles = _Tiles(kernel, {"x": x, "y": y, "z": z})
     px, py = _PairSums("x", n), _PairSums("y", n)
     r_z = np.zeros(n)
@@ -423,7 +431,7 @@ def _rel_mmd_iv(
     kernel: Any,
     method: str,
     subsample: Any,
-    block_size: Any,
+    chunk_size: Any,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float | None, Any, str, bool, int | None]:
     x = check_samples(x, "x", min_samples=3)
     y = check_samples(y, "y", min_samples=3)
@@ -441,9 +449,9 @@ def _rel_mmd_iv(
     if not isinstance(subsample, bool):
         msg = f"`subsample` must be a bool; got {subsample!r}."
         raise TypeError(msg)
-    if block_size is not None:
-        block_size = check_int(block_size, "block_size", low=1)
-    return x, y, z, bandwidth, kernel, method, subsample, block_size
+    if chunk_size is not None:
+        chunk_size = check_int(chunk_size, "chunk_size", low=1)
+    return x, y, z, bandwidth, kernel, method, subsample, chunk_size
 
 
 def rel_mmd(
@@ -456,7 +464,7 @@ def rel_mmd(
     method: str = "kmod",
     subsample: bool = False,
     seed: SeedLike = None,
-    block_size: int | None = None,
+    chunk_size: int | None = None,
 ) -> RelMMDResult:
     r"""Relative MMD test of Bounliphone et al. (2016): is Q closer to R than P is?
 
@@ -474,21 +482,25 @@ def rel_mmd(
         Draws of the reference (data) distribution R.
     bandwidth : float, optional
         Gaussian width σ in exp(−‖a − b‖² / (2σ²)); the reference code's parameter is σ² =
-        ``bandwidth**2`` (reported as ``sigma2``). Default: Bounliphone's median heuristic
-        (:func:`bounliphone_bandwidth` with ``method``) on the full samples.
+        ``bandwidth**2`` (reported as ``sigma2``). Default: Bounliphone et al.'s median heuristic
+        (see ``method``) on the full samples.
     kernel : callable, optional
         Any symmetric kernel ``kernel(a, b) -> Gram matrix``, e.g.
         :class:`~modelcompare.kernels.PolynomialKernel` (see
         :func:`~modelcompare.relative.relative_kid`). Mutually exclusive with ``bandwidth``.
     method : {"kmod", "matlab"}
-        Median heuristic used when neither ``bandwidth`` nor ``kernel`` is given.
+        Median heuristic used when neither ``bandwidth`` nor ``kernel`` is given, on the same
+        ≤ 1000 random rows of x, y and z. ``"kmod"`` (default, the translation used for the
+        experiments of Jitkrittum et al. 2018): σ² = ½ · mean(√median‖y_i − z_j‖²,
+        √median‖x_i − z_j‖²)². ``"matlab"``, the original Matlab code read literally:
+        σ = mean_j √(median D_j / 2), with D_j the distances between the reference and model j.
     subsample : bool
         The test needs n_x = n_y = n_z. With ``subsample=True``, larger samples are subsampled
         (without replacement, seeded) to the smallest size; otherwise unequal sizes raise.
     seed : int, Generator or None
         Random source of the median-heuristic subsample (≤ 1000 rows) and of ``subsample``.
-    block_size : int, optional
-        Edge of the square Gram-matrix tiles (default 1024: 8 MiB per tile).
+    chunk_size : int, optional
+        Rows per chunk: the edge of the square Gram-matrix tiles (default 1024: 8 MiB per tile).
 
     Returns
     -------
@@ -514,7 +526,7 @@ def rel_mmd(
     The statistic is :math:`\sqrt{n}(\mathrm{MMD}^2_u(X,Z) - \mathrm{MMD}^2_u(Y,Z))` and its
     variance :math:`\hat\nu = n(\hat v_{XZ} - 2\widehat{\mathrm{cov}} + \hat v_{YZ})`, where each
     :math:`\hat v` is Gretton's first-order estimate plus the second-order term (the second-order
-    term alone when the sum is negative) and the covariance is Bounliphone's (spec §4). The p-value
+    term alone when the sum is negative) and the covariance is Bounliphone et al.'s. The p-value
     is :math:`1 - \Phi(\text{statistic}/\sqrt{\hat\nu})`: the null is taken at its boundary, which
     keeps the test level-α (conservative inside H0). A non-finite ν̂ or √ν̂ ≤ 1e-6 (e.g. P = Q = R,
     or a tiny width) gives p = 1, ``degenerate=True`` and a
@@ -544,8 +556,8 @@ def rel_mmd(
     >>> res.pvalue < 0.05
     True
     """
-    x, y, z, bandwidth, kernel, method, subsample, block_size = _rel_mmd_iv(
-        x, y, z, bandwidth, kernel, method, subsample, block_size
+    x, y, z, bandwidth, kernel, method, subsample, chunk_size = _rel_mmd_iv(
+        x, y, z, bandwidth, kernel, method, subsample, chunk_size
     )
     rng, seed_used = check_seed(seed)
     subsampled = False
@@ -556,7 +568,7 @@ def rel_mmd(
     bandwidth_method: str | None = None
     if kernel is None:
         if bandwidth is None:
-            bandwidth = bounliphone_bandwidth(x, y, z, method=method, seed=rng)
+            bandwidth = _bounliphone_bandwidth(x, y, z, method=method, seed=rng)
             bandwidth_method = method
         else:
             bandwidth_method = "given"
@@ -564,7 +576,7 @@ def rel_mmd(
     elif isinstance(kernel, GaussianKernel):
         bandwidth, bandwidth_method = float(kernel.bandwidth), "given"
 
-    moments = rel_mmd_moments(x, y, z, kernel, block_size=block_size)
+    moments = rel_mmd_moments(x, y, z, kernel, chunk_size=chunk_size)
     statistic = math.sqrt(n) * (moments["mmd2_p"] - moments["mmd2_q"])
     variance = n * (moments["var_p"] - 2.0 * moments["cov_pq"] + moments["var_q"])
     pvalue, degenerate = guarded_pvalue(statistic, variance)

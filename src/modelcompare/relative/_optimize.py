@@ -1,5 +1,5 @@
-"""Shared machinery of Rel-UME and Rel-FSSD: parameter objects, input preparation, the train/test
-split, width/location bounds and the L-BFGS-B driver (relative-fit spec §5).
+"""Pieces of the Rel-UME and Rel-FSSD flow: parameter objects, row pairing, the train/test split,
+width and location bounds, and the L-BFGS-B maximiser of the power criterion.
 """
 
 from __future__ import annotations
@@ -18,7 +18,10 @@ from modelcompare.kernels import meddistance
 from modelcompare.relative._presets import OptimOptions
 
 __all__ = [
+    "Bounds",
+    "CritGrad",
     "FSSDParams",
+    "GaussianLocationParams",
     "UMEParams",
     "check_locations",
     "default_sigma2_bounds",
@@ -35,7 +38,9 @@ _MED_SUBSAMPLE = 1000
 
 
 @dataclass(frozen=True, eq=False)
-class _GaussianLocationParams:
+class GaussianLocationParams:
+    """A Gaussian width and test locations (base of :class:`UMEParams` and :class:`FSSDParams`)."""
+
     bandwidth: float
     locations: np.ndarray
     criterion: float | None = None
@@ -66,7 +71,7 @@ class _GaussianLocationParams:
         return out
 
 
-class UMEParams(_GaussianLocationParams):
+class UMEParams(GaussianLocationParams):
     """Gaussian width and test locations of Rel-UME (from :func:`optimize_ume`, or by hand).
 
     Attributes
@@ -84,7 +89,7 @@ class UMEParams(_GaussianLocationParams):
     """
 
 
-class FSSDParams(_GaussianLocationParams):
+class FSSDParams(GaussianLocationParams):
     """Gaussian width and test locations of Rel-FSSD (from :func:`optimize_fssd`, or by hand).
 
     Same attributes as :class:`UMEParams`.
@@ -210,6 +215,8 @@ def default_sigma2_bounds(med: float, floor: float) -> tuple[float, float]:
     return lb, max(ub, lb)
 
 
+#: ``(low, high)`` bounds on σ².
+Bounds = tuple[float, float]
 CritGrad = Callable[[float, np.ndarray], tuple[float, float, np.ndarray]]
 
 

@@ -49,7 +49,7 @@ class OptimOptions:
 
 _DEFAULT = OptimOptions()
 
-#: Named option sets (relative-fit spec §5.1). Keys: preset name → test ("ume" or "fssd") → options.
+#: Named option sets of the paper's experiments: preset name → test ("ume" or "fssd") → options.
 PRESETS: dict[str, dict[str, OptimOptions]] = {
     "default": {"ume": _DEFAULT, "fssd": _DEFAULT},
     # toy ex1 (mean shift, blobs): Rel-UME J = 1, 5; Rel-FSSD rows are the "ex1 and ex2" row.

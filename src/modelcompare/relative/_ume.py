@@ -1,41 +1,34 @@
-"""Rel-UME: the linear-time relative test with mean-embedding features (relative-fit spec §2, §5)."""
+"""Rel-UME: the linear-time relative test with mean-embedding features (Jitkrittum et al. 2018)."""
 
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import Any, cast
 
 import numpy as np
 
-from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.results import result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
-from modelcompare._foundation.validation import (
-    check_fraction,
-    check_int,
-    check_positive,
-    check_same_width,
-    check_samples,
-)
-from modelcompare.relative._core import (
-    PairedStats,
-    criterion_and_grad,
-    guarded_pvalue,
-    stats_from_sums,
+from modelcompare._foundation.validation import check_int, check_same_width, check_samples
+from modelcompare.relative._core import PairedStats, criterion_and_grad, stats_from_sums
+from modelcompare.relative._driver import (
+    FeatureMap,
+    LocationTestResult,
+    OptimRequest,
+    RunSettings,
+    optimize_locations,
+    relative_test,
 )
 from modelcompare.relative._optimize import (
+    Bounds,
+    CritGrad,
     UMEParams,
-    check_locations,
     default_sigma2_bounds,
-    location_bounds,
-    maximise_criterion,
     pair_rows,
     pooled_meddistance,
-    pooled_random_rows,
-    split_indices,
 )
-from modelcompare.relative._presets import OptimOptions, resolve_options
 
-__all__ = ["RelUMEResult", "optimize_ume", "rel_ume", "ume_stats"]
+__all__ = ["RelUMEResult", "UMEFeatures", "optimize_ume", "rel_ume", "ume_stats"]
 
 #: Bytes of one data chunk (rows × d × 8) processed at a time by :func:`ume_stats`.
 _CHUNK_BYTES = 1 << 21
@@ -139,47 +132,144 @@ def ume_criterion_and_grad(x: np.ndarray, y: np.ndarray, z: np.ndarray, reg: flo
     return crit_grad
 
 
-def _optimize_core(
-    x: np.ndarray,
-    y: np.ndarray,
-    z: np.ndarray,
-    locations: int | np.ndarray,
-    bandwidth: float | None,
-    opts: OptimOptions,
-    loc_rng: np.random.Generator,
-    med_rng: np.random.Generator,
-) -> UMEParams:
-    fixed = not isinstance(locations, int)
-    v0 = locations if fixed else pooled_random_rows((x, y, z), locations, loc_rng)
-    if bandwidth is None:
-        med_xz = pooled_meddistance((x, z), med_rng)
-        med_yz = pooled_meddistance((y, z), med_rng)
-        sigma0 = 0.5 * (med_xz + med_yz)
-    else:
-        sigma0 = bandwidth
-    if opts.sigma2_bounds is None:
-        s2b = default_sigma2_bounds(pooled_meddistance((x, y, z), med_rng), 1e-2)
-    else:
-        s2b = opts.sigma2_bounds
-    coord = location_bounds((x, y, z), opts.locs_bounds_frac)
-    sigma, v, crit, nit, ok = maximise_criterion(
-        ume_criterion_and_grad(x, y, z, opts.reg),
-        sigma0,
-        np.asarray(v0, dtype=float),
-        s2b,
-        coord,
-        opts,
-        fix_locations=fixed,
-    )
-    return UMEParams(sigma, v, criterion=crit, n_iter=nit, converged=ok)
-
-
 def _check_xyz(x: Any, y: Any, z: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     x = check_samples(x, "x", min_samples=4)
     y = check_samples(y, "y", min_samples=4)
     z = check_samples(z, "z", min_samples=4)
     check_same_width([("x", x), ("y", y), ("z", z)], what="Rel-UME")
     return x, y, z
+
+
+def witness_fields(stats: PairedStats) -> dict[str, np.ndarray]:
+    """Per-location witnesses from the feature means (UME features carry a 1/√J factor)."""
+    j = stats.mean_p.shape[0]
+    wp = stats.mean_p * math.sqrt(j)
+    wq = stats.mean_q * math.sqrt(j)
+    return {"witness_p": wp, "witness_q": wq, "relative_witness": wp * wp - wq * wq}
+
+
+@result_class
+class RelUMEResult(LocationTestResult):
+    """Result of :func:`rel_ume`: a test with a p-value, and where the models differ.
+
+    Attributes
+    ----------
+    statistic : float
+        ``√n (Û²_P − Û²_Q)`` on the test data.
+    pvalue : float
+        One-sided p-value of H0 "P is at least as close to R as Q" (1.0 when degenerate);
+        ``decision(alpha)`` rejects when ``pvalue <= alpha``: Q fits R better than P.
+    variance : float
+        The plug-in variance ν̂ of the √n-scaled statistic.
+    locations : numpy.ndarray
+        Test locations used, shape ``(J, d)``.
+    bandwidth, sigma2 : float
+        Gaussian width σ and σ² used.
+    criterion : float
+        Power criterion ``(Û²_P − Û²_Q)/√(ν̂ + reg)`` on the test data.
+    train_criterion : float or None
+        The criterion the optimiser reached on the training split (None without optimisation).
+    relative_witness : numpy.ndarray
+        ``wit²_P(v) − wit²_Q(v)`` at each location: positive where Q fits R better, negative where
+        P does.
+    witness_p, witness_q : numpy.ndarray
+        ``mean k(x, v) − mean k(z, v)`` and the same for y, at each location.
+    zeta2_p, zeta2_q, zeta_pq : float
+        The plug-in variance terms (factor 4 included, as in the reference code).
+    degenerate : bool
+        True when ν̂ is not positive; ``pvalue`` is then 1.
+    n : int
+        Rows used by the test. ``n_train`` rows were used to optimise (0 without optimisation).
+    optimized : bool
+        Whether width/locations were optimised on a split.
+    preset : str
+        Option set used.
+    n_iter : int or None
+        L-BFGS-B iterations.
+    converged : bool or None
+        Whether L-BFGS-B reported convergence (False: it stopped at ``max_iter`` or abnormally;
+        the fitted parameters are still used, as in the reference code). None without optimisation.
+    seed_used : int or None
+        Seed that reproduces the run (None when a Generator was passed).
+    u2_p, u2_q : float
+        The unbiased Û²(P, R) and Û²(Q, R).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import rel_ume
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.normal(size=(500, 2))
+    >>> x, y = rng.normal(size=(500, 2)) + [1.0, 0.0], rng.normal(size=(500, 2))
+    >>> res = rel_ume(x, y, z, locations=2, seed=0)
+    >>> res.decision(alpha=0.05), res.n, res.n_train
+    (True, 400, 100)
+    >>> res.params.locations.shape   # reusable with params= on other data
+    (2, 2)
+    """
+
+    u2_p: float
+    u2_q: float
+
+    @property
+    def params(self) -> UMEParams:
+        """The width and locations as a :class:`UMEParams` (reusable with ``params=``)."""
+        return UMEParams(self.bandwidth, self.locations, criterion=self.train_criterion)
+
+
+class UMEFeatures(FeatureMap):
+    """Rel-UME features ``ψ_P = (k(x, V) − k(z, V))/√J`` and ``ψ_Q = (k(y, V) − k(z, V))/√J``."""
+
+    test = "ume"
+    params_type = UMEParams
+    result_type = RelUMEResult
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> None:
+        self.x, self.y, self.z = x, y, z
+
+    @classmethod
+    def from_samples(
+        cls, x: Any, y: Any, z: Any, *, subsample: bool, rng: np.random.Generator
+    ) -> UMEFeatures:
+        """Check the samples and pair their rows (subsampling to the smallest n if asked)."""
+        x, y, z = _check_xyz(x, y, z)
+        x, y, z = pair_rows(
+            [("x", x), ("y", y), ("z", z)], subsample=subsample, rng=rng, what="Rel-UME"
+        )
+        return cls(x, y, z)
+
+    @property
+    def pool(self) -> tuple[np.ndarray, ...]:
+        return (self.x, self.y, self.z)
+
+    def rows(self, idx: np.ndarray) -> UMEFeatures:
+        return UMEFeatures(self.x[idx], self.y[idx], self.z[idx])
+
+    def initial_width(
+        self, bandwidth: float | None, sigma2_bounds: Bounds | None, rng: np.random.Generator
+    ) -> tuple[float, Bounds]:
+        """Start: the mean of the median distances of ``x ∪ z`` and ``y ∪ z`` (the paper's runs);
+        σ² bounds ``[max(1e-2 med², 1e-2), min(1e2 med², 1e5)]`` with med that of ``x ∪ y ∪ z``."""
+        if bandwidth is None:
+            med_xz = pooled_meddistance((self.x, self.z), rng)
+            med_yz = pooled_meddistance((self.y, self.z), rng)
+            sigma0 = 0.5 * (med_xz + med_yz)
+        else:
+            sigma0 = bandwidth
+        if sigma2_bounds is None:
+            sigma2_bounds = default_sigma2_bounds(pooled_meddistance(self.pool, rng), 1e-2)
+        return sigma0, sigma2_bounds
+
+    def criterion_and_grad(self, reg: float) -> CritGrad:
+        return ume_criterion_and_grad(self.x, self.y, self.z, reg)
+
+    def stats(
+        self, locations: np.ndarray, sigma2: float, *, chunk_size: int | None = None
+    ) -> PairedStats:
+        return ume_stats(self.x, self.y, self.z, locations, sigma2, chunk_size=chunk_size)
+
+    def result_fields(self, stats: PairedStats, locations: np.ndarray) -> dict[str, Any]:
+        return {**witness_fields(stats), "u2_p": stats.u2_p, "u2_q": stats.u2_q}
 
 
 def optimize_ume(
@@ -235,116 +325,24 @@ def optimize_ume(
     Maximises ``(Û²_P − Û²_Q) / √(ν̂ + reg)`` over ``[σ, vec(V)]`` with L-BFGS-B and an analytic
     gradient, as the reference code (kmod ``SC_GaussUME.optimize_3sample_criterion``) does with
     autograd. The optimum is local and depends on the start.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from modelcompare import optimize_ume, rel_ume
+    >>> rng = np.random.default_rng(0)
+    >>> x, y, z = (rng.normal(size=(600, 2)) + [s, 0.0] for s in (1.0, 0.0, 0.0))
+    >>> par = optimize_ume(x[:200], y[:200], z[:200], locations=2, seed=0)   # fit on a split
+    >>> par.locations.shape, par.bandwidth > 0
+    ((2, 2), True)
+    >>> rel_ume(x[200:], y[200:], z[200:], params=par, optimize=False).pvalue < 0.01
+    True
     """
     rng, _ = check_seed(seed)
-    sub_rng, loc_rng, med_rng = rng.spawn(3)
-    x, y, z = _check_xyz(x, y, z)
-    x, y, z = pair_rows(
-        [("x", x), ("y", y), ("z", z)], subsample=subsample, rng=sub_rng, what="Rel-UME"
-    )
-    locs = check_locations(locations, x.shape[1])
-    bw = None if bandwidth is None else check_positive(bandwidth, "bandwidth")
-    opts = resolve_options(
-        "ume",
-        preset,
-        max_iter=max_iter,
-        reg=reg,
-        tol_fun=tol_fun,
-        locs_bounds_frac=locs_bounds_frac,
-        bandwidth_bounds=bandwidth_bounds,
-    )
-    return _optimize_core(x, y, z, locs, bw, opts, loc_rng, med_rng)
-
-
-@result_class
-class RelUMEResult(Result):
-    """Result of :func:`rel_ume`.
-
-    Attributes
-    ----------
-    statistic : float
-        ``√n (Û²_P − Û²_Q)`` on the test data.
-    pvalue : float
-        One-sided p-value of H0 "P is at least as close to R as Q" (1.0 when degenerate).
-    variance : float
-        The plug-in variance ν̂ of the √n-scaled statistic.
-    locations : numpy.ndarray
-        Test locations used, shape ``(J, d)``.
-    bandwidth, sigma2 : float
-        Gaussian width σ and σ² used.
-    criterion : float
-        Power criterion ``(Û²_P − Û²_Q)/√(ν̂ + reg)`` on the test data.
-    train_criterion : float or None
-        The criterion the optimiser reached on the training split (None without optimisation).
-    relative_witness : numpy.ndarray
-        ``wit²_P(v) − wit²_Q(v)`` at each location: positive where Q fits R better, negative where
-        P does.
-    witness_p, witness_q : numpy.ndarray
-        ``mean k(x, v) − mean k(z, v)`` and the same for y, at each location.
-    u2_p, u2_q : float
-        The unbiased Û²(P, R) and Û²(Q, R).
-    zeta2_p, zeta2_q, zeta_pq : float
-        The plug-in variance terms (factor 4 included, as in the reference code).
-    degenerate : bool
-        True when ν̂ is not positive; ``pvalue`` is then 1.
-    n : int
-        Rows used by the test. ``n_train`` rows were used to optimise (0 without optimisation).
-    optimized : bool
-        Whether width/locations were optimised on a split.
-    preset : str
-        Option set used.
-    n_iter : int or None
-        L-BFGS-B iterations.
-    converged : bool or None
-        Whether L-BFGS-B reported convergence (False: it stopped at ``max_iter`` or abnormally;
-        the fitted parameters are still used, as in the reference code). None without optimisation.
-    seed_used : int or None
-        Seed that reproduces the run (None when a Generator was passed).
-    """
-
-    statistic: float
-    pvalue: float
-    variance: float
-    locations: np.ndarray
-    bandwidth: float
-    sigma2: float
-    criterion: float
-    train_criterion: float | None
-    relative_witness: np.ndarray
-    witness_p: np.ndarray
-    witness_q: np.ndarray
-    u2_p: float
-    u2_q: float
-    zeta2_p: float
-    zeta2_q: float
-    zeta_pq: float
-    degenerate: bool
-    n: int
-    n_train: int
-    optimized: bool
-    preset: str
-    n_iter: int | None
-    converged: bool | None
-    seed_used: int | None
-
-    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "bandwidth", "n")
-
-    @property
-    def params(self) -> UMEParams:
-        """The width and locations as a :class:`UMEParams` (reusable with ``params=``)."""
-        return UMEParams(self.bandwidth, self.locations, criterion=self.train_criterion)
-
-    def decision(self, alpha: float = 0.05) -> bool:
-        """True when H0 is rejected at level ``alpha`` (p ≤ alpha): Q fits R better than P."""
-        return bool(self.pvalue <= alpha)
-
-
-def witness_fields(stats: PairedStats) -> dict[str, np.ndarray]:
-    """Per-location witnesses from the feature means (UME features carry a 1/√J factor)."""
-    j = stats.mean_p.shape[0]
-    wp = stats.mean_p * math.sqrt(j)
-    wq = stats.mean_q * math.sqrt(j)
-    return {"witness_p": wp, "witness_q": wq, "relative_witness": wp * wp - wq * wq}
+    (sub_rng,) = rng.spawn(1)
+    features = UMEFeatures.from_samples(x, y, z, subsample=subsample, rng=sub_rng)
+    optim = OptimRequest(preset, reg, max_iter, tol_fun, locs_bounds_frac, bandwidth_bounds)
+    return cast(UMEParams, optimize_locations(features, rng, locations, bandwidth, optim))
 
 
 def rel_ume(
@@ -406,6 +404,8 @@ def rel_ume(
     Returns
     -------
     RelUMEResult
+        The statistic, its p-value (``decision(alpha)`` rejects H0 when ``pvalue <= alpha``: Q
+        fits better), the locations, the width and the per-location witnesses.
 
     Raises
     ------
@@ -442,78 +442,8 @@ def rel_ume(
     True
     """
     rng, seed_used = check_seed(seed)
-    sub_rng, split_rng, loc_rng, med_rng = rng.spawn(4)
-    x, y, z = _check_xyz(x, y, z)
-    x, y, z = pair_rows(
-        [("x", x), ("y", y), ("z", z)], subsample=subsample, rng=sub_rng, what="Rel-UME"
-    )
-    d = x.shape[1]
-    if not isinstance(optimize, bool | np.bool_):
-        msg = f"`optimize` must be True or False; got {optimize!r}."
-        raise TypeError(msg)
-    opts = resolve_options(
-        "ume",
-        preset,
-        max_iter=max_iter,
-        reg=reg,
-        tol_fun=tol_fun,
-        locs_bounds_frac=locs_bounds_frac,
-        bandwidth_bounds=bandwidth_bounds,
-    )
-    bw = None if bandwidth is None else check_positive(bandwidth, "bandwidth")
-    locs = check_locations(locations, d)
-    n_train, train_crit, n_iter, optimized, converged = 0, None, None, False, None
-    if params is not None:
-        if not isinstance(params, UMEParams):
-            msg = f"`params` must be a UMEParams; got {type(params).__name__}."
-            raise TypeError(msg)
-        if bandwidth is not None or not isinstance(locations, int) or locations != 5 or optimize:
-            msg = (
-                "with `params`, leave `locations` and `bandwidth` at their defaults and pass "
-                "`optimize=False`: the parameters are used as given on all the data."
-            )
-            raise ValueError(msg)
-        if params.locations.shape[1] != d:
-            msg = f"`params.locations` has {params.locations.shape[1]} columns; the data have {d}."
-            raise ValueError(msg)
-        v, sigma = params.locations, params.bandwidth
-        xt, yt, zt = x, y, z
-    elif optimize:
-        train_fraction = check_fraction(train_fraction, "train_fraction")
-        tr, te = split_indices(x.shape[0], train_fraction, split_rng)
-        fitted = _optimize_core(x[tr], y[tr], z[tr], locs, bw, opts, loc_rng, med_rng)
-        v, sigma = fitted.locations, fitted.bandwidth
-        n_train, train_crit, n_iter, optimized = len(tr), fitted.criterion, fitted.n_iter, True
-        converged = fitted.converged
-        xt, yt, zt = x[te], y[te], z[te]
-    else:
-        v = pooled_random_rows((x, y, z), locs, loc_rng) if isinstance(locs, int) else locs
-        sigma = pooled_meddistance((x, y, z), med_rng) if bw is None else bw
-        xt, yt, zt = x, y, z
-    sigma2 = sigma * sigma
-    stats = ume_stats(xt, yt, zt, v, sigma2, chunk_size=chunk_size)
-    pvalue, degenerate = guarded_pvalue(stats.statistic, stats.variance)
-    return RelUMEResult(
-        statistic=stats.statistic,
-        pvalue=pvalue,
-        variance=stats.variance,
-        locations=np.array(v, dtype=float),
-        bandwidth=float(sigma),
-        sigma2=float(sigma2),
-        criterion=stats.criterion(opts.reg),
-        train_criterion=train_crit,
-        **witness_fields(stats),
-        u2_p=stats.u2_p,
-        u2_q=stats.u2_q,
-        zeta2_p=stats.zeta2_p,
-        zeta2_q=stats.zeta2_q,
-        zeta_pq=stats.zeta_pq,
-        degenerate=degenerate,
-        n=stats.n,
-        n_train=n_train,
-        optimized=optimized,
-        preset="default" if preset is None else preset,
-        n_iter=n_iter,
-        converged=converged,
-        seed_used=seed_used,
-    )
+    (sub_rng,) = rng.spawn(1)
+    features = UMEFeatures.from_samples(x, y, z, subsample=subsample, rng=sub_rng)
+    settings = RunSettings(locations, bandwidth, optimize, train_fraction, params, chunk_size)
+    optim = OptimRequest(preset, reg, max_iter, tol_fun, locs_bounds_frac, bandwidth_bounds)
+    return cast(RelUMEResult, relative_test(features, rng, seed_used, settings, optim))

@@ -1,0 +1,108 @@
+"""The thread trap: OpenMP threads of the default LCT regressor on a quiet and on a busy machine.
+
+``local_coverage_test`` fits scikit-learn's ``HistGradientBoostingClassifier`` (OpenMP) once per
+covariate and null trial. With one OpenMP thread per core, a fit that competes with other busy
+processes spends its time waiting at OpenMP barriers. This script times one README-sized call
+(N = 2000 uniform PIT values, m = 2, x in R^2, 3 evaluation points, 20 null trials):
+
+(a) quiet: inside ``thread_limits(n)`` for n = 1, 2, all cores and the library's serial default;
+(b) beside two busy processes (``while True: pass``), the same thread counts.
+
+It prints a table and the ratios the serial default must meet: under load within 1.5x of one
+thread under the same load; quiet at most 10 % slower than the best thread count.
+
+Run: PYTHONPATH=src python benchmarks/thread_trap.py [--n 2000] [--count 20] [--repeats 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import os
+import subprocess
+import sys
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+import modelcompare as mc
+from modelcompare._foundation.threads import default_threads, thread_limits
+
+
+def run_lct(p: np.ndarray, x: np.ndarray, x_eval: np.ndarray, count: int, seed: int) -> Any:
+    """``local_coverage_test`` with ``count`` null trials, whatever the count is called."""
+    params = inspect.signature(mc.local_coverage_test).parameters
+    name = "n_resamples" if "n_resamples" in params else "n_null"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # 20 trials cannot resolve p < 0.05; timing only
+        return mc.local_coverage_test(p, x, x_eval, seed=seed, **{name: count})
+
+
+def timed(data: tuple, count: int, n_threads: int, repeats: int) -> tuple[float, float]:
+    """Median wall and CPU seconds of ``repeats`` calls inside ``thread_limits(n_threads)``."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        with thread_limits(n_threads):
+            w0, c0 = time.perf_counter(), time.process_time()
+            run_lct(*data, count, seed=0)
+            walls.append(time.perf_counter() - w0)
+            cpus.append(time.process_time() - c0)
+    return float(np.median(walls)), float(np.median(cpus))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--count", type=int, default=20, help="null trials")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--busy", type=int, default=2, help="busy processes in phase (b)")
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(args.n, 2))
+    p = rng.uniform(size=(args.n, 2))
+    x_eval = np.array([[-1.0, -1.0], [0.0, 0.0], [1.0, 1.0]])
+    data = (p, x, x_eval)
+    run_lct(p[:200], x[:200], x_eval, 2, seed=0)  # imports and first-call costs
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    default = default_threads()
+    counts = sorted({1, 2, cores or 1, default})
+    print(f"cores {cores}, serial default {default}, load average {os.getloadavg()}")
+
+    rows: dict[tuple[str, int], tuple[float, float]] = {}
+    for n in counts:
+        rows["quiet", n] = timed(data, args.count, n, args.repeats)
+        print(f"  quiet, {n} thread(s): {rows['quiet', n][0]:.1f} s", flush=True)
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
+    try:
+        time.sleep(1.0)
+        for n in counts:
+            rows["load", n] = timed(data, args.count, n, args.repeats)
+            print(f"  {args.busy} busy, {n} thread(s): {rows['load', n][0]:.1f} s", flush=True)
+    finally:
+        for proc in busy:
+            proc.kill()
+            proc.wait()
+    print(f"load average after: {os.getloadavg()}")
+
+    print(f"\n{'condition':<12}{'threads':>8}{'wall s':>9}{'cpu s':>8}{'vs 1 thread':>13}")
+    for (cond, n), (wall, cpu) in rows.items():
+        label = f"{n}{'*' if n == default else ''}"
+        print(f"{cond:<12}{label:>8}{wall:>9.1f}{cpu:>8.1f}{wall / rows[cond, 1][0]:>13.2f}")
+    print("(* the serial default)")
+    best_quiet = min(rows["quiet", n][0] for n in counts)
+    quiet_ratio = rows["quiet", default][0] / best_quiet
+    load_ratio = rows["load", default][0] / rows["load", 1][0]
+    print(f"\nquiet: default / best = {quiet_ratio:.2f} (target <= 1.10)")
+    print(f"load:  default / one thread = {load_ratio:.2f} (target <= 1.50)")
+    for n in counts:
+        q = rows["quiet", n][0] / best_quiet
+        ld = rows["load", n][0] / rows["load", 1][0]
+        print(f"  as default, {n} thread(s) would give quiet {q:.2f}, load {ld:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""Guards against allocations that grow with a user-chosen size.
+
+A call such as ``n_resamples=10**9`` or a grid of a million points should fail at once with a
+message naming the argument, not after minutes of swapping or with a bare ``MemoryError``. Before
+allocating an array whose size follows from user options, a function estimates its bytes with
+:func:`estimate_array_bytes` and calls :func:`check_memory`.
+
+The limit is :data:`DEFAULT_MAX_MEMORY` (4 GiB) per allocation. The environment variable
+``MODELCOMPARE_MAX_MEMORY`` changes it: a number of bytes (``"8000000000"``) or a number with a
+binary suffix, ``K``, ``M``, ``G`` or ``T`` (powers of 1024, an optional trailing ``B`` or ``iB``,
+any case: ``"8G"``, ``"512M"``, ``"1.5GiB"``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from modelcompare._foundation.errors import ResourceLimitError
+
+__all__ = [
+    "DEFAULT_MAX_MEMORY",
+    "MAX_MEMORY_ENV",
+    "check_memory",
+    "estimate_array_bytes",
+    "memory_limit",
+    "parse_size",
+]
+
+GIB = 1024**3
+DEFAULT_MAX_MEMORY = 4 * GIB
+MAX_MEMORY_ENV = "MODELCOMPARE_MAX_MEMORY"
+
+_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)(?:e(\d+))?\s*([KMGT]?)(?:I?B)?\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str, name: str = MAX_MEMORY_ENV) -> int:
+    """Read a size in bytes: ``"4294967296"``, ``"8G"``, ``"512M"``, ``"1.5GiB"``.
+
+    Raises
+    ------
+    ValueError
+        For anything else, zero or a negative size included.
+    """
+    match = _SIZE.match(text) if isinstance(text, str) else None
+    if match is None:
+        msg = (
+            f"`{name}` must be a size in bytes, or a number with a suffix K, M, G or T "
+            f"(powers of 1024), e.g. '8G' or '512M'; got {text!r}."
+        )
+        raise ValueError(msg)
+    number, exponent, unit = match.groups()
+    value = float(number) * (10 ** int(exponent) if exponent else 1) * _UNITS[unit.upper()]
+    if not (math.isfinite(value) and value >= 1):
+        msg = f"`{name}` must be a positive size of at least 1 byte; got {text!r}."
+        raise ValueError(msg)
+    return int(value)
+
+
+def memory_limit() -> int:
+    """The per-allocation limit in bytes: ``MODELCOMPARE_MAX_MEMORY`` if set, else 4 GiB.
+
+    The variable is read at every call, so it can be changed while the program runs.
+    """
+    text = os.environ.get(MAX_MEMORY_ENV)
+    if text is None or not text.strip():
+        return DEFAULT_MAX_MEMORY
+    return parse_size(text)
+
+
+def estimate_array_bytes(shape: int | Iterable[int], dtype: Any = np.float64) -> int:
+    """Bytes of an array of ``shape`` and ``dtype``, computed exactly (no integer overflow).
+
+    >>> estimate_array_bytes((1000, 1000))
+    8000000
+    >>> estimate_array_bytes(10, dtype="float32")
+    40
+    """
+    dims = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    total = 1
+    for dim in dims:
+        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or dim < 0:
+            msg = f"`shape` must hold non-negative ints; got {tuple(dims)!r}."
+            raise ValueError(msg)
+        total *= int(dim)
+    return total * np.dtype(dtype).itemsize
+
+
+def _gib(n_bytes: float) -> str:
+    value = n_bytes / GIB
+    return f"{value:.3g} GiB" if value < 1000 else f"{value:.3e} GiB"
+
+
+def check_memory(n_bytes: float, what: str, argument: str) -> None:
+    """Refuse an allocation of about ``n_bytes`` that would pass the memory limit.
+
+    Parameters
+    ----------
+    n_bytes : int or float
+        The estimate (:func:`estimate_array_bytes`; sum several when they live at once).
+    what : str
+        What would be allocated, for the message (``"the null statistics"``).
+    argument : str
+        The user option the size grows with; the message tells the user to lower it.
+
+    Raises
+    ------
+    ResourceLimitError
+        A ``ValueError`` naming ``argument`` and giving the estimate and the limit in GiB.
+
+    Examples
+    --------
+    >>> check_memory(estimate_array_bytes((1000, 100)), "the null draws", "n_resamples")
+    >>> check_memory(estimate_array_bytes((10**6, 10**5)), "the null draws", "n_resamples")
+    Traceback (most recent call last):
+    ...
+    modelcompare._foundation.errors.ResourceLimitError: the null draws would need about 745 GiB, ...
+    """
+    limit = memory_limit()
+    if not n_bytes <= limit:  # also refuses NaN
+        msg = (
+            f"{what} would need about {_gib(float(n_bytes))}, over the limit of "
+            f"{_gib(limit)}; lower `{argument}`, or raise the limit with the environment variable "
+            f"{MAX_MEMORY_ENV} (bytes, or e.g. '16G')."
+        )
+        raise ResourceLimitError(msg)
