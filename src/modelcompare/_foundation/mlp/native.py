@@ -44,6 +44,7 @@ __all__ = [
     "from_padded",
     "load_kernel",
     "native_enabled",
+    "native_logits",
     "padded_size",
     "to_padded",
     "train_native",
@@ -149,6 +150,8 @@ def _bind(lib: ctypes.CDLL) -> ctypes.CDLL:
     lib.mc_mlp_epoch.restype = c_int
     lib.mc_param_size.argtypes = [c_int, vp]
     lib.mc_param_size.restype = c_long
+    lib.mc_mlp_logits.argtypes = [vp, c_long, c_int, c_int, vp, vp, vp]
+    lib.mc_mlp_logits.restype = c_int
     return lib
 
 
@@ -226,12 +229,43 @@ def _run_epoch(
     )
 
 
+def native_logits(
+    lib: Any,
+    layout: ParamLayout,
+    padded: np.ndarray,
+    x: np.ndarray,
+    sizes: np.ndarray | None = None,
+) -> np.ndarray:
+    """Logits (float32) of the network with padded parameters ``padded`` on the rows ``x``.
+
+    The kernel's forward pass (``mc_mlp_logits``): the products and the output sum of training.
+    """
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    if sizes is None:
+        sizes = np.asarray(layout.sizes, dtype=np.int32)
+    out = np.empty(len(x), dtype=np.float32)
+    status = lib.mc_mlp_logits(
+        x.ctypes.data,
+        len(x),
+        x.shape[1],
+        len(sizes) - 1,
+        sizes.ctypes.data,
+        padded.ctypes.data,
+        out.ctypes.data,
+    )
+    if status != 0:
+        msg = "the compiled MLP kernel could not allocate its workspace (out of memory)."
+        raise MemoryError(msg)
+    return out
+
+
 def _works(lib: ctypes.CDLL) -> bool:
     """Smoke test of a fresh build, so that a miscompiled kernel is never used.
 
     On 37 rows (one ragged minibatch) of a 3 → 5 → 4 → 1 network: with a zero learning rate the
     epoch loss must equal the numpy loss at the initial weights and the weights must not move;
-    with the recipe's rate, 40 epochs on separable data must lower the loss.
+    with the recipe's rate, 40 epochs on separable data must lower the loss; the forward pass
+    alone must give the numpy logits.
     """
     layout = ParamLayout((3, 5, 4, 1))
     rs = np.random.RandomState(0)
@@ -266,7 +300,11 @@ def _works(lib: ctypes.CDLL) -> bool:
     if not np.array_equal(frozen, to_padded(layout, layout.pack(layers))):
         return False
     _, curve = run(recipe.LEARNING_RATE * 10, 40)
-    return bool(np.all(np.isfinite(curve)) and curve[-1] < 0.9 * curve[0])
+    if not (np.all(np.isfinite(curve)) and curve[-1] < 0.9 * curve[0]):
+        return False
+    # the forward pass alone (validation scores, predictions) gives the numpy logits
+    logits = native_logits(lib, layout, to_padded(layout, layout.pack(layers)), x)
+    return bool(np.allclose(logits, forward_logits(layers, x), rtol=1e-5, atol=1e-5))
 
 
 def load_kernel(respect_env: bool = True) -> ctypes.CDLL | None:
@@ -388,8 +426,8 @@ def train_native(
             e.t += e.n_batches
             e.epochs += 1
             if validation is not None:
-                layers = layout.unpack(from_padded(layout, s.theta))
-                score[j] = validation_accuracy(forward_logits(layers, s.x_val), s.y_val)
+                logits = native_logits(lib, layout, s.theta, s.x_val, sizes)
+                score[j] = validation_accuracy(logits, s.y_val)
         n_active = len(states)
         stop = rule.update(score[:n_active] if validation is not None else loss[:n_active])
         if validation is not None:

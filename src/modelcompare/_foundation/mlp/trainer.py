@@ -29,7 +29,6 @@ from modelcompare._foundation.mlp.recipe import (
     ParamLayout,
     StoppingRule,
     ValidationRule,
-    forward_logits,
     glorot_init,
     validation_split,
 )
@@ -323,7 +322,7 @@ def fit_predict_proba(
     )
     thetas = np.stack([run.final_theta[j] for j in range(k)])
     if run.engine == "native":
-        logits = _predict_numpy(run.layout, thetas, x_eval)
+        logits = _predict_native(kernel, run.layout, thetas, x_eval)
     else:
         logits = _predict_batched(torch, dev, run.layout, thetas, x_eval)
     with np.errstate(over="ignore"):
@@ -366,19 +365,18 @@ def _engine_for(engine: str, device: Any) -> tuple[Any, Any, Any]:
     return torch, dev, _choose_kernel(engine, dev)
 
 
-EVAL_CHUNK = 65_536  # evaluation rows per product (bounds the activations' memory)
+EVAL_CHUNK = 65_536  # evaluation rows per batched product (bounds the activations' memory)
 
 
-def _predict_numpy(layout: ParamLayout, thetas: np.ndarray, x_eval: np.ndarray) -> np.ndarray:
-    """Logits (K, n_eval) of every network in float32 numpy arithmetic (float64 out)."""
-    k = len(thetas)
-    n_eval = x_eval.shape[-2]
-    out = np.empty((k, n_eval), dtype=np.float64)
-    for j in range(k):
-        layers = layout.unpack(thetas[j])
+def _predict_native(
+    kernel: Any, layout: ParamLayout, thetas: np.ndarray, x_eval: np.ndarray
+) -> np.ndarray:
+    """Logits (K, n_eval) of every network with the compiled kernel's forward pass (float64 out)."""
+    out = np.empty((len(thetas), x_eval.shape[-2]), dtype=np.float64)
+    for j in range(len(thetas)):
+        padded = native.to_padded(layout, thetas[j])
         rows = x_eval if x_eval.ndim == 2 else x_eval[j]
-        for a in range(0, n_eval, EVAL_CHUNK):
-            out[j, a : a + EVAL_CHUNK] = forward_logits(layers, rows[a : a + EVAL_CHUNK])
+        out[j] = native.native_logits(kernel, layout, padded, rows)
     return out
 
 
