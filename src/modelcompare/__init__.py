@@ -95,6 +95,9 @@ if TYPE_CHECKING:
         plot_global_pp,
         plot_local_pp,
         plot_local_statistics,
+        plot_pit_correlations,
+        plot_sbc,
+        plot_tarp,
         sbc,
         sbc_ranks,
         sbc_test,
@@ -144,6 +147,9 @@ if TYPE_CHECKING:
     # scale-out
     from modelcompare.twosample import C2STManyResult, c2st_many
     from modelcompare.experiments import PowerStudyResult, power_study, run_many, run_sweep
+
+    # posterior validation
+    from modelcompare.workflows import PosteriorReport, ReferenceC2STResult, validate_posterior
 
 __getattr__, __dir__, _public = attach(__name__, __file__)
 __all__ = ["__version__", *_public]

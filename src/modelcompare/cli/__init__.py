@@ -67,6 +67,7 @@ _COMMANDS = {
     "granularity": ("modelcompare.cli._granularity", "granularity_command"),
     "cv": ("modelcompare.cli._cv", "cv_command"),
     "sweep": ("modelcompare.cli._sweep", "sweep_command"),
+    "report": ("modelcompare.cli._report", "report_command"),
 }
 
 

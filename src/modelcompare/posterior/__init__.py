@@ -1,6 +1,11 @@
 """Posterior diagnostics for normalising-flow posteriors (Linhart et al. 2022; Zhao et al. 2021)."""
 
 from modelcompare.posterior._adapters import NflowsFlow, SbiFlow, ZukoFlow, as_flow
+from modelcompare.posterior._calibration_plots import (
+    plot_pit_correlations,
+    plot_sbc,
+    plot_tarp,
+)
 from modelcompare.posterior._flows import (
     AffineGaussianFlow,
     ConditionalFlow,
@@ -74,6 +79,9 @@ __all__ = [
     "plot_global_pp",
     "plot_local_pp",
     "plot_local_statistics",
+    "plot_pit_correlations",
+    "plot_sbc",
+    "plot_tarp",
     "sbc",
     "sbc_ranks",
     "sbc_test",

@@ -17,6 +17,12 @@ from modelcompare._foundation.validation import (
     check_samples,
 )
 from modelcompare.posterior._flows import _pair_iv
+from modelcompare.posterior._lc2st_engine import (
+    HIDDEN,
+    MAX_EPOCHS,
+    N_ITER_NO_CHANGE,
+    lc2st_statistics,
+)
 from modelcompare.posterior._lct import _check_n_resamples, _standardisation, mc_pvalue
 from modelcompare.posterior._multiple import EVAL_CORRECTIONS, adjust_pvalues, overall_pvalue
 from modelcompare.posterior._regressors import _set_seed
@@ -24,18 +30,30 @@ from modelcompare.posterior._regressors import _set_seed
 __all__ = ["LC2STResult", "lc2st_nf"]
 
 
+CLASSIFIERS = ("mlp", "sklearn", "quadratic")
+
+
 def _classifier(classifier: Any) -> Any:
+    """The scikit-learn estimator for ``classifier``; None for ``"mlp"`` (the batched engine)."""
     if not isinstance(classifier, str):
         if not hasattr(classifier, "predict_proba"):
-            msg = f"`classifier` must be 'mlp', 'quadratic' or a classifier with predict_proba; got {type(classifier).__name__}."
+            msg = (
+                "`classifier` must be 'mlp', 'sklearn', 'quadratic' or a classifier with "
+                f"predict_proba; got {type(classifier).__name__}."
+            )
             raise TypeError(msg)
         return classifier
-    check_choice(classifier, "classifier", ("mlp", "quadratic"))
+    check_choice(classifier, "classifier", CLASSIFIERS)
     if classifier == "mlp":
+        return None
+    if classifier == "sklearn":
         from sklearn.neural_network import MLPClassifier
 
         return MLPClassifier(
-            hidden_layer_sizes=(64, 64), max_iter=500, early_stopping=True, n_iter_no_change=20
+            hidden_layer_sizes=HIDDEN,
+            max_iter=MAX_EPOCHS,
+            early_stopping=True,
+            n_iter_no_change=N_ITER_NO_CHANGE,
         )
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
@@ -138,6 +156,8 @@ def lc2st_nf(
     eval_correction: str = "holm",
     seed: SeedLike = None,
     n_jobs: int | None = None,
+    device: Any = "cpu",
+    progress: bool = False,
 ) -> LC2STResult:
     """Local classifier two-sample test in latent space (L-C2ST-NF), with the flow's true latent.
 
@@ -159,17 +179,28 @@ def lc2st_nf(
         Base draws per evaluation point.
     n_resamples : int
         B null classifiers.
-    classifier : {"mlp", "quadratic"} or sklearn classifier
-        ``"mlp"``: MLPClassifier (64, 64) with early stopping; ``"quadratic"``: logistic regression on
-        degree-2 features of [z, x] (sees shifts, dispersion, correlation and linear x-interactions;
-        cheap).
+    classifier : {"mlp", "sklearn", "quadratic"} or sklearn classifier
+        ``"mlp"``: scikit-learn's ``MLPClassifier((64, 64), max_iter=500, early_stopping=True,
+        n_iter_no_change=20)`` recipe run step by step in float32 on the batched MLP engine, the
+        observed and all null classifiers trained together (the compiled CPU kernel, or batched
+        torch on a GPU); ``"sklearn"``: that ``MLPClassifier`` itself, fitted one classifier at a
+        time (float64; the same data and seeds, so the same test up to rounding, 10-20× slower);
+        ``"quadratic"``: logistic regression on degree-2 features of [z, x] (sees shifts,
+        dispersion, correlation and linear x-interactions; cheap).
     eval_correction : {"holm", "bonferroni"}
         The correction of ``pvalues_adjusted`` across the evaluation points; the overall ``pvalue``
         is Holm's either way (both give the same smallest adjusted value).
     seed : int, Generator or None
         Seeds the null draws, the classifiers and the base draws.
     n_jobs : int, optional
-        joblib workers over the null classifiers.
+        Workers over the classifiers: threads of the compiled kernel for ``"mlp"``, joblib
+        workers otherwise. The numbers do not depend on it.
+    device : str or torch.device
+        Where ``"mlp"`` trains: ``"cpu"`` (the compiled kernel; torch not needed), ``"cuda"``,
+        ``"mps"``, ``"gpu"`` or ``"auto"`` (the batched torch engine). Other classifiers run on
+        the CPU.
+    progress : bool
+        Show a progress bar over the epochs of all ``"mlp"`` classifiers.
 
     Returns
     -------
@@ -209,14 +240,28 @@ def lc2st_nf(
     mean, scale = _standardisation(x)
     xs, xe = (x - mean) / scale, (x_eval - mean) / scale
     z_eval = eval_rng.standard_normal((n_eval, m))
-    t_null = np.stack(
-        Parallel(n_jobs=n_jobs)(
-            delayed(_null_stat)(clf, xs, m, z_eval, xe, c) for c in null_rng.spawn(n_resamples)
+    if clf is None:
+        fits = lc2st_statistics(
+            z,
+            xs,
+            z_eval,
+            xe,
+            null_rngs=null_rng.spawn(n_resamples),
+            obs_rng=obs_rng,
+            device=device,
+            n_jobs=n_jobs,
+            progress=progress,
         )
-    )
-    t_obs = _fit_stat(
-        clf, z, obs_rng.standard_normal((n, m)), xs, z_eval, xe, sklearn_seed(obs_rng)
-    )
+        t_obs, t_null = fits.statistics, fits.null_statistics
+    else:
+        t_null = np.stack(
+            Parallel(n_jobs=n_jobs)(
+                delayed(_null_stat)(clf, xs, m, z_eval, xe, c) for c in null_rng.spawn(n_resamples)
+            )
+        )
+        t_obs = _fit_stat(
+            clf, z, obs_rng.standard_normal((n, m)), xs, z_eval, xe, sklearn_seed(obs_rng)
+        )
     pvalues = mc_pvalue(t_obs, t_null)
     name = classifier if isinstance(classifier, str) else type(classifier).__name__
     return LC2STResult(

@@ -34,14 +34,17 @@ from modelcompare._foundation.mlp.recipe import (
     FoldData,
     ParamLayout,
     StoppingRule,
+    ValidationRule,
     forward_logits,
     glorot_init,
+    validation_accuracy,
 )
 
 __all__ = [
     "from_padded",
     "load_kernel",
     "native_enabled",
+    "native_logits",
     "padded_size",
     "to_padded",
     "train_native",
@@ -147,6 +150,8 @@ def _bind(lib: ctypes.CDLL) -> ctypes.CDLL:
     lib.mc_mlp_epoch.restype = c_int
     lib.mc_param_size.argtypes = [c_int, vp]
     lib.mc_param_size.restype = c_long
+    lib.mc_mlp_logits.argtypes = [vp, c_long, c_int, c_int, vp, vp, vp]
+    lib.mc_mlp_logits.restype = c_int
     return lib
 
 
@@ -224,12 +229,43 @@ def _run_epoch(
     )
 
 
+def native_logits(
+    lib: Any,
+    layout: ParamLayout,
+    padded: np.ndarray,
+    x: np.ndarray,
+    sizes: np.ndarray | None = None,
+) -> np.ndarray:
+    """Logits (float32) of the network with padded parameters ``padded`` on the rows ``x``.
+
+    The kernel's forward pass (``mc_mlp_logits``): the products and the output sum of training.
+    """
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    if sizes is None:
+        sizes = np.asarray(layout.sizes, dtype=np.int32)
+    out = np.empty(len(x), dtype=np.float32)
+    status = lib.mc_mlp_logits(
+        x.ctypes.data,
+        len(x),
+        x.shape[1],
+        len(sizes) - 1,
+        sizes.ctypes.data,
+        padded.ctypes.data,
+        out.ctypes.data,
+    )
+    if status != 0:
+        msg = "the compiled MLP kernel could not allocate its workspace (out of memory)."
+        raise MemoryError(msg)
+    return out
+
+
 def _works(lib: ctypes.CDLL) -> bool:
     """Smoke test of a fresh build, so that a miscompiled kernel is never used.
 
     On 37 rows (one ragged minibatch) of a 3 → 5 → 4 → 1 network: with a zero learning rate the
     epoch loss must equal the numpy loss at the initial weights and the weights must not move;
-    with the recipe's rate, 40 epochs on separable data must lower the loss.
+    with the recipe's rate, 40 epochs on separable data must lower the loss; the forward pass
+    alone must give the numpy logits.
     """
     layout = ParamLayout((3, 5, 4, 1))
     rs = np.random.RandomState(0)
@@ -264,7 +300,11 @@ def _works(lib: ctypes.CDLL) -> bool:
     if not np.array_equal(frozen, to_padded(layout, layout.pack(layers))):
         return False
     _, curve = run(recipe.LEARNING_RATE * 10, 40)
-    return bool(np.all(np.isfinite(curve)) and curve[-1] < 0.9 * curve[0])
+    if not (np.all(np.isfinite(curve)) and curve[-1] < 0.9 * curve[0]):
+        return False
+    # the forward pass alone (validation scores, predictions) gives the numpy logits
+    logits = native_logits(lib, layout, to_padded(layout, layout.pack(layers)), x)
+    return bool(np.allclose(logits, forward_logits(layers, x), rtol=1e-5, atol=1e-5))
 
 
 def load_kernel(respect_env: bool = True) -> ctypes.CDLL | None:
@@ -342,19 +382,34 @@ def train_native(
     init: np.ndarray,
     max_epochs: int,
     update: Callable[[int], None] | None,
+    *,
+    rule: StoppingRule | ValidationRule | None = None,
+    validation: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
+    scores: dict[int, float] | None = None,
 ) -> tuple[dict[int, np.ndarray], dict[int, float], dict[int, bool]]:
     """Train every entry to its stopping rule; each epoch runs one kernel call per active entry.
 
     ``entries`` are the recipe's :class:`~modelcompare._foundation.mlp.recipe.Entry` objects (RNG
     stream, shuffles, clocks), ``init`` their initial ParamLayout vectors. ``update`` receives the
-    number of entries that ran after each epoch, as with the torch engine. Returns the final
-    ParamLayout vectors, final losses and whether ``max_epochs`` stopped the entry.
+    number of entries that ran after each epoch, as with the torch engine. ``rule`` is the stopping
+    rule (default: the recipe's training-loss :class:`StoppingRule`). With ``validation`` (one
+    ``(x_val, y_val)`` per fold) and a :class:`ValidationRule`, the rule watches the validation
+    accuracy after every epoch, the best-validation weights are returned and ``scores`` receives
+    each entry's best validation accuracy. Returns the final ParamLayout vectors, final losses and
+    whether ``max_epochs`` stopped the entry.
     """
     sizes = np.asarray(layout.sizes, dtype=np.int32)
     hyper = _hyper(recipe.LEARNING_RATE)
     states = [_NetState(layout, fold, e, init[e.index]) for fold, e in zip(folds, entries)]
-    rule = StoppingRule(len(states))
+    rule = StoppingRule(len(states)) if rule is None else rule
+    if validation is not None:
+        for s in states:
+            x_val, y_val = validation[s.entry.index]
+            s.x_val = np.ascontiguousarray(x_val, dtype=np.float32)
+            s.y_val = np.asarray(y_val)
+            s.best = s.theta.copy()
     loss = np.empty(len(states), dtype=np.float64)
+    score = np.empty(len(states), dtype=np.float64)
     final_theta: dict[int, np.ndarray] = {}
     final_loss: dict[int, float] = {}
     hit_max: dict[int, bool] = {}
@@ -370,15 +425,25 @@ def train_native(
                 raise MemoryError(msg)
             e.t += e.n_batches
             e.epochs += 1
-        stop = rule.update(loss[: len(states)])
+            if validation is not None:
+                logits = native_logits(lib, layout, s.theta, s.x_val, sizes)
+                score[j] = validation_accuracy(logits, s.y_val)
+        n_active = len(states)
+        stop = rule.update(score[:n_active] if validation is not None else loss[:n_active])
+        if validation is not None:
+            for j in np.flatnonzero(rule.improved):
+                states[j].best[:] = states[j].theta
         capped = np.array([s.entry.epochs >= max_epochs for s in states])
         if update is not None:
-            update(len(states))
+            update(n_active)
         for j, s in enumerate(states):
             if stop[j] or capped[j]:
-                final_theta[s.entry.index] = from_padded(layout, s.theta)
+                kept = s.theta if validation is None else s.best
+                final_theta[s.entry.index] = from_padded(layout, kept)
                 final_loss[s.entry.index] = float(loss[j])
                 hit_max[s.entry.index] = bool(capped[j] and not stop[j])
+                if scores is not None and validation is not None:
+                    scores[s.entry.index] = float(rule.best[j])
         keep = ~(stop | capped)
         rule.keep(keep)
         states = [s for s, kp in zip(states, keep) if kp]
@@ -395,3 +460,7 @@ class _NetState:
         self.theta = to_padded(layout, init)
         self.m = np.zeros_like(self.theta)
         self.v = np.zeros_like(self.theta)
+        # early stopping on a validation set: its rows and the best-validation weights
+        self.x_val: np.ndarray | None = None
+        self.y_val: np.ndarray | None = None
+        self.best: np.ndarray | None = None

@@ -299,3 +299,61 @@ int mc_mlp_epoch(const float *X, const float *y, long n, int d, const int64_t *o
     free(work);
     return 0;
 }
+
+/* Logits of one network on n rows of X (row stride d), in blocks of LOGIT_BLOCK rows: the forward
+   pass of mc_mlp_epoch (same products, same output-unit sum), without loss or gradients. Used for
+   the early-stopping validation score and for predictions. Returns 0, or -1 when out of memory or
+   the net is too deep. */
+#define LOGIT_BLOCK 256
+int mc_mlp_logits(const float *X, long n, int d, int n_layers, const int *sizes,
+                  const float *theta, float *out) {
+    if (n_layers < 1 || n_layers > MAX_LAYERS || sizes[0] != d || sizes[n_layers] != 1) return -1;
+    const int L = n_layers;
+    long P[MAX_LAYERS + 1];
+    for (int l = 0; l <= L; l++) P[l] = pad(sizes[l]);
+    long w_off[MAX_LAYERS], b_off[MAX_LAYERS], off = 0;
+    for (int l = 0; l + 1 < L; l++) {
+        w_off[l] = off;
+        off += sizes[l] * P[l + 1];
+        b_off[l] = off;
+        off += P[l + 1];
+    }
+    long wo_off = off, bo_off = off + P[L - 1];
+    long ws = 0;
+    for (int l = 1; l < L; l++) ws += (long)LOGIT_BLOCK * P[l];
+    float *work = zalloc(ws > 0 ? ws : 1);
+    if (!work) return -1;
+    float *act[MAX_LAYERS + 1];
+    float *q = work;
+    for (int l = 1; l < L; l++) {
+        act[l] = q;
+        q += (long)LOGIT_BLOCK * P[l];
+    }
+    const float *wo = theta + wo_off;
+    const float bo = theta[bo_off];
+    for (long start = 0; start < n; start += LOGIT_BLOCK) {
+        int R = (int)(n - start < LOGIT_BLOCK ? n - start : LOGIT_BLOCK);
+        act[0] = (float *)(X + start * d);
+        for (int l = 0; l + 1 < L; l++) {
+            long lda = l == 0 ? d : P[l];
+            gemm(R, sizes[l], (int)P[l + 1], act[l], lda, 1, theta + w_off[l], P[l + 1], act[l + 1],
+                 P[l + 1], BIAS_RELU, theta + b_off[l], 0, 0);
+        }
+        const float *a_last = act[L - 1];
+        long ld_last = L == 1 ? d : P[L - 1], k_last = L == 1 ? d : P[L - 1];
+        for (int r = 0; r < R; r++) {
+            const float *a = a_last + (long)r * ld_last;
+            float s = 0.0f;
+            if (k_last % VW == 0) {
+                v8 acc = bc(0.0f);
+                for (long k = 0; k < k_last; k += VW) acc += ld(a + k) * ld(wo + k);
+                s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+            } else {
+                for (long k = 0; k < k_last; k++) s += a[k] * wo[k];
+            }
+            out[start + r] = s + bo;
+        }
+    }
+    free(work);
+    return 0;
+}

@@ -20,6 +20,17 @@ C2ST uses it (Lueckmann et al. 2021), with ``max_iter`` = ``max_epochs``:
 - epoch loss = Σ_b L_b·|b| / n_train; stop once the loss has failed to improve on the best by more
   than 1e-4 for more than 10 epochs in a row; the last weights are kept.
 
+With ``early_stopping`` (scikit-learn's ``early_stopping=True``, which L-C2ST's classifiers use) the
+stopping rule watches a held-out validation set instead:
+
+- after the initial weights, the same ``RandomState`` draws a stratified split of the rows
+  (scikit-learn's ``train_test_split(..., test_size=validation_fraction, stratify=y)``, 10 % by
+  default); the network trains on the rest, in the order that split returns;
+- after each epoch the validation accuracy is computed (class 1 iff the float32 sigmoid is
+  > 0.5); a score below best + tol counts as no improvement; a score above the best replaces the
+  best and the weights are copied; stop once the count exceeds ``n_iter_no_change``;
+- the best-validation weights are returned, not the last ones.
+
 Two engines train the recipe; both give scikit-learn's trajectory up to float32 rounding:
 
 - **CPU: the compiled kernel** (``native.py`` / ``native_mlp.c``). One C call runs a whole epoch
@@ -74,13 +85,17 @@ __all__ = [
     "LEARNING_RATE",
     "N_ITER_NO_CHANGE",
     "TOL",
+    "VALIDATION_FRACTION",
     "Entry",
     "FoldData",
     "ParamLayout",
     "StoppingRule",
+    "ValidationRule",
     "adam_step_size",
     "forward_logits",
     "glorot_init",
+    "validation_accuracy",
+    "validation_split",
 ]
 
 # scikit-learn's MLPClassifier defaults, as sbibm's C2ST uses them
@@ -93,6 +108,7 @@ TOL = 1e-4  # the stopping rule's improvement threshold
 N_ITER_NO_CHANGE = 10
 BATCH_SIZE = 200  # the optimiser minibatch: min(BATCH_SIZE, n_train) rows
 EPS32 = float(np.finfo(np.float32).eps)  # probabilities are clipped to [EPS32, 1 - EPS32]
+VALIDATION_FRACTION = 0.1  # rows held out by the early-stopping rule
 
 
 @dataclass(frozen=True, eq=False)
@@ -208,6 +224,66 @@ class StoppingRule:
         """Drop the entries where ``mask`` is False."""
         self.best = self.best[mask]
         self.bad = self.bad[mask]
+
+
+class ValidationRule:
+    """scikit-learn's ``_update_no_improvement_count`` with ``early_stopping=True``, vectorised.
+
+    After each epoch, with validation accuracy ``s``: ``bad = (s < best + tol) ? bad + 1 : 0``;
+    where ``s > best`` the best score is replaced and the weights are to be kept
+    (:attr:`improved`); an entry stops when ``bad > n_iter_no_change``. A NaN score resets the
+    count and is never the best, as in scikit-learn.
+    """
+
+    def __init__(self, n: int, tol: float = TOL, n_iter_no_change: int = N_ITER_NO_CHANGE) -> None:
+        self.best = np.full(n, -np.inf)
+        self.bad = np.zeros(n, dtype=np.int64)
+        self.improved = np.zeros(n, dtype=bool)
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+
+    def update(self, score: np.ndarray) -> np.ndarray:
+        """Record one epoch's validation scores; return the mask of entries that stop now."""
+        score = np.asarray(score, dtype=np.float64)
+        self.bad = np.where(score < self.best + self.tol, self.bad + 1, 0)
+        self.improved = score > self.best
+        self.best = np.where(self.improved, score, self.best)
+        return self.bad > self.n_iter_no_change
+
+    def keep(self, mask: np.ndarray) -> None:
+        """Drop the entries where ``mask`` is False."""
+        self.best = self.best[mask]
+        self.bad = self.bad[mask]
+        self.improved = self.improved[mask]
+
+
+def validation_split(
+    rs: np.random.RandomState, y: np.ndarray, fraction: float = VALIDATION_FRACTION
+) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices ``(train, validation)`` of scikit-learn's early-stopping split.
+
+    ``train_test_split(..., random_state=rs, test_size=fraction, stratify=y)`` on the row indices:
+    the same draws from ``rs`` (so the epoch shuffles that follow are scikit-learn's too) and the
+    training rows in the order scikit-learn trains on them.
+    """
+    from sklearn.model_selection import train_test_split
+
+    y = np.asarray(y)
+    train, val = train_test_split(
+        np.arange(len(y)), random_state=rs, test_size=fraction, stratify=y
+    )
+    if len(val) < 2:
+        msg = "the validation set is too small: increase `validation_fraction` or the sample."
+        raise ValueError(msg)
+    return np.asarray(train), np.asarray(val)
+
+
+def validation_accuracy(logits: np.ndarray, y: np.ndarray) -> float:
+    """scikit-learn's validation score: accuracy of class 1 iff the float32 sigmoid is > 0.5."""
+    z = np.asarray(logits, dtype=np.float32)
+    with np.errstate(over="ignore"):
+        p = np.float32(1.0) / (np.float32(1.0) + np.exp(-z))
+    return float(np.mean((p > 0.5) == (np.asarray(y) > 0.5)))
 
 
 def adam_step_size(t: int) -> float:

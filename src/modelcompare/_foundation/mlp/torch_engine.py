@@ -22,6 +22,7 @@ from modelcompare._foundation.mlp.recipe import (
     FoldData,
     ParamLayout,
     StoppingRule,
+    ValidationRule,
 )
 
 __all__ = ["adam_update_", "fused_adam_update_", "fused_adam_works", "run_batched"]
@@ -442,16 +443,75 @@ class _Engine:
                     adam_update_(th[j], g[j], m[j], v[j], t, torch)
 
 
-def _stack_data(torch: Any, device: Any, folds: Sequence[FoldData], d: int) -> tuple[Any, Any]:
-    n_max = max(f.x_train.shape[0] for f in folds)
-    data_x = np.zeros((len(folds), n_max, d + 1), dtype=np.float32)
-    data_y = np.zeros((len(folds), n_max), dtype=np.float32)
+def _stack_rows(
+    torch: Any, device: Any, xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], d: int
+) -> tuple[Any, Any]:
+    """Rows of every entry as ``(E, n_max, d + 1)`` with a ones column, labels as ``(E, n_max)``."""
+    n_max = max(x.shape[0] for x in xs)
+    data_x = np.zeros((len(xs), n_max, d + 1), dtype=np.float32)
+    data_y = np.zeros((len(xs), n_max), dtype=np.float32)
     data_x[:, :, d] = 1.0
-    for j, f in enumerate(folds):
-        n = f.x_train.shape[0]
-        data_x[j, :n, :d] = f.x_train
-        data_y[j, :n] = f.y_train
+    for j, (x, y) in enumerate(zip(xs, ys)):
+        n = x.shape[0]
+        data_x[j, :n, :d] = x
+        data_y[j, :n] = y
     return torch.as_tensor(data_x, device=device), torch.as_tensor(data_y, device=device)
+
+
+def _stack_data(torch: Any, device: Any, folds: Sequence[FoldData], d: int) -> tuple[Any, Any]:
+    return _stack_rows(torch, device, [f.x_train for f in folds], [f.y_train for f in folds], d)
+
+
+class _Validation:
+    """Validation rows of the active entries and their best-validation weights (early stopping)."""
+
+    def __init__(
+        self,
+        engine: _Engine,
+        validation: Sequence[tuple[np.ndarray, np.ndarray]],
+        entries: Sequence[Entry],
+    ) -> None:
+        torch, dev = engine.torch, engine.device
+        pairs = [validation[e.index] for e in entries]
+        d = engine.layout.sizes[0]
+        self.x, self.y = _stack_rows(torch, dev, [p[0] for p in pairs], [p[1] for p in pairs], d)
+        n_val = np.array([len(p[1]) for p in pairs])
+        real = np.arange(self.x.shape[1])[None, :] < n_val[:, None]
+        self.real = torch.as_tensor(real, device=dev)
+        self.n_val = torch.as_tensor(n_val, dtype=engine.loss_dtype, device=dev)
+        self.best: Any = None
+
+    def keep(self, rows: Any) -> None:
+        """Keep the entries ``rows`` (a device index tensor) of the validation rows."""
+        self.x = self.x.index_select(0, rows)
+        self.y = self.y.index_select(0, rows)
+        self.real = self.real.index_select(0, rows)
+        self.n_val = self.n_val.index_select(0, rows)
+
+    def accuracy(self, engine: _Engine) -> Any:
+        """Validation accuracy of every active entry (class 1 iff the sigmoid is > 0.5)."""
+        torch = engine.torch
+        th = engine.th_s
+        n_hidden = len(engine.layout.sizes) - 2
+        a = torch.bmm(self.x, th[0]).clamp_min_(0.0)
+        for i in range(1, n_hidden):
+            a = torch.baddbmm(th[2 * i], a, th[2 * i - 1]).clamp_min_(0.0)
+        o = 2 * n_hidden - 1
+        z = torch.baddbmm(th[o + 1], a, th[o])[:, :, 0]
+        hit = (torch.sigmoid(z) > 0.5) == (self.y > 0.5)
+        return (hit & self.real).sum(dim=1).to(engine.loss_dtype) / self.n_val
+
+    def save_best(self, engine: _Engine, improved: np.ndarray) -> None:
+        """Copy the current weights of the ``improved`` entries into the best-validation buffer."""
+        if not improved.any():
+            return
+        torch = engine.torch
+        if improved.all():
+            self.best.copy_(engine.theta)
+            return
+        rows = torch.as_tensor(np.flatnonzero(improved), device=engine.device)
+        for dst, src in zip(engine.batch.segments.views(self.best), engine.th_s):
+            dst.index_copy_(0, rows, src.index_select(0, rows))
 
 
 def run_batched(
@@ -466,14 +526,29 @@ def run_batched(
     final_theta: dict[int, np.ndarray],
     final_loss: dict[int, float],
     hit_max: dict[int, bool],
+    *,
+    rule: StoppingRule | ValidationRule | None = None,
+    validation: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
+    scores: dict[int, float] | None = None,
 ) -> None:
+    """Train every entry to its stopping rule as one batched network; fill the result dicts.
+
+    ``rule`` is the stopping rule (default: the recipe's training-loss :class:`StoppingRule`).
+    With ``validation`` (one ``(x_val, y_val)`` per fold) and a :class:`ValidationRule`, the rule
+    watches the validation accuracy after every epoch, the best-validation weights are returned
+    and ``scores`` receives each entry's best validation accuracy.
+    """
     engine = _Engine(torch, dev, layout)
     data_x, data_y = _stack_data(torch, dev, folds, layout.sizes[0])
-    rule = StoppingRule(len(entries))
+    rule = StoppingRule(len(entries)) if rule is None else rule
     active = list(entries)
     batch = _Batch(engine, active, data_x, data_y)
     theta = batch.segments.to_flat(torch.tensor(init, device=dev), torch)
     engine.bind(batch, theta, torch.zeros_like(theta), torch.zeros_like(theta))
+    val = None
+    if validation is not None:
+        val = _Validation(engine, validation, active)
+        val.best = theta.clone()
     while active:
         # gather this epoch's minibatches (one index_select each for rows and labels)
         idx = batch.pad.copy()
@@ -498,24 +573,33 @@ def run_batched(
         else:
             sq = batch.sq.sum(dim=1).view(batch.n_steps, -1)
         l2 = (sq.to(engine.loss_dtype) * batch.l2_scale).sum(0)
-        loss = ((bce + l2) / batch.n_train).cpu().numpy()  # the epoch's one synchronisation
+        loss_t = (bce + l2) / batch.n_train
+        if val is None:
+            loss = loss_t.cpu().numpy()  # the epoch's one synchronisation
+            stop = rule.update(loss)
+        else:
+            both = torch.stack([loss_t, val.accuracy(engine)]).cpu().numpy()  # one sync
+            loss = both[0]
+            stop = rule.update(both[1])
+            val.save_best(engine, rule.improved)
         for e in active:
             e.t += e.n_batches
             e.epochs += 1
-        stop = rule.update(loss)
         capped = np.array([e.epochs >= max_epochs for e in active])
         done = stop | capped
         if update is not None:
             update(len(active))
         if not done.any():
             continue
-        rows_theta = batch.segments.to_rows(engine.theta, torch)
-        theta_cpu = rows_theta.cpu().numpy()
+        kept = engine.theta if val is None else val.best
+        theta_cpu = batch.segments.to_rows(kept, torch).cpu().numpy()
         for j, e in enumerate(active):
             if done[j]:
                 final_theta[e.index] = theta_cpu[j].copy()
                 final_loss[e.index] = float(loss[j])
                 hit_max[e.index] = bool(capped[j] and not stop[j])
+                if scores is not None and val is not None:
+                    scores[e.index] = float(rule.best[j])
         keep = ~done
         if not keep.any():
             break
@@ -528,8 +612,12 @@ def run_batched(
             engine, active, batch.data_x.index_select(0, rows), batch.data_y.index_select(0, rows)
         )
         new = batch.segments
+        best = None if val is None else val.best
         theta, m, v = (
             new.to_flat(old.to_rows(buf, torch).index_select(0, rows), torch)
             for buf in (engine.theta, engine.m, engine.v)
         )
         engine.bind(batch, theta, m, v)
+        if val is not None:
+            val.keep(rows)
+            val.best = new.to_flat(old.to_rows(best, torch).index_select(0, rows), torch)

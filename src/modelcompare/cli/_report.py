@@ -1,0 +1,220 @@
+"""``modelcompare report``: the posterior validation report from arrays on disk."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from modelcompare._foundation.io import DataError, read_matrix
+from modelcompare.cli._common import EXIT_REJECT, common_options, handle_errors
+
+__all__ = ["report_command"]
+
+CHECK_NAMES = (
+    "sbc",
+    "tarp",
+    "global_coverage",
+    "pit_independence",
+    "local_coverage",
+    "local_independence",
+    "lc2st_nf",
+    "c2st",
+)
+
+
+def _read_array(spec: str | None, name: str) -> Any:
+    """A .npy/.npz array of any rank (posterior draws are 3-D), or a matrix file."""
+    if spec is None:
+        return None
+    import numpy as np
+
+    path = Path(spec.split(".npz:")[0] + (".npz" if ".npz:" in spec else ""))
+    if path.suffix == ".npy":
+        if not path.is_file():
+            raise DataError(f"{spec}: no such file.")
+        try:
+            return np.load(path, allow_pickle=False)
+        except ValueError as exc:
+            raise DataError(f"{spec}: not a numeric .npy file ({exc}).") from None
+    return read_matrix(spec)
+
+
+def _load_flow(path: str) -> Any:
+    import pickle
+
+    with Path(path).open("rb") as handle:
+        return pickle.load(handle)
+
+
+@click.command(
+    "report",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+@click.option(
+    "--pit", "pit_file", help="PIT values, (N, m): the global, independence and local PIT checks."
+)
+@click.option(
+    "--x", "x_file", help="Observations x of the calibration pairs, (N, d): the local checks."
+)
+@click.option("--x-eval", "x_eval_file", help="Evaluation points of the local checks, (E, d).")
+@click.option("--ranks", "ranks_file", help="SBC ranks, (N, m), in 0..S: the SBC test.")
+@click.option(
+    "--n-posterior-samples", type=click.IntRange(min=1), help="S, the draws behind --ranks."
+)
+@click.option(
+    "--draws", "draws_file", help="Posterior draws, (N, S, m) .npy, with --theta: TARP (and SBC)."
+)
+@click.option("--theta", "theta_file", help="True parameters θ of the calibration pairs, (N, m).")
+@click.option(
+    "--reference",
+    "reference_file",
+    help="Exact posterior draws at observations, (K, n, m) or (n, m) .npy: C2ST.",
+)
+@click.option(
+    "--reference-samples",
+    "reference_samples_file",
+    help="The posterior's draws at the same observations, same shape as --reference.",
+)
+@click.option(
+    "--flow-pickle",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Unpickle a posterior estimator from this file and run every check on --theta and --x. "
+    "Unpickling runs arbitrary code from the file: use it only on files you made yourself.",
+)
+@click.option(
+    "--checks",
+    default="all",
+    show_default=True,
+    help=f"Comma-separated subset of: {', '.join(CHECK_NAMES)}.",
+)
+@click.option(
+    "--n-resamples",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="Null resamples of the local checks.",
+)
+@click.option(
+    "--regressor",
+    default="hgb",
+    show_default=True,
+    help="Regressor of the local checks (hgb, knn, ...).",
+)
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(dir_okay=False),
+    help="Write the self-contained HTML report here.",
+)
+@common_options
+@handle_errors
+def report_command(
+    pit_file: str | None,
+    x_file: str | None,
+    x_eval_file: str | None,
+    ranks_file: str | None,
+    n_posterior_samples: int | None,
+    draws_file: str | None,
+    theta_file: str | None,
+    reference_file: str | None,
+    reference_samples_file: str | None,
+    flow_pickle: str | None,
+    checks: str,
+    n_resamples: int,
+    regressor: str,
+    html_file: str | None,
+    seed: int | None,
+    as_json: bool,
+    alpha: float | None,
+    fail_on_reject: bool,
+    quiet: bool,
+) -> None:
+    """Validate a posterior estimator: every calibration check, one verdict, one HTML page.
+
+    Which file feeds which check: PIT values (--pit) and their x's (--x) feed the global PIT
+    check, the PIT independence test and, with --x, the local coverage and local independence
+    tests; SBC ranks (--ranks with --n-posterior-samples) feed SBC; posterior draws (--draws,
+    shape N × S × m) with their θ (--theta) feed TARP, and SBC when no ranks are given; reference
+    draws (--reference) with the posterior's draws at the same observations (--reference-samples)
+    feed C2ST. L-C2ST-NF needs the estimator itself (--flow-pickle). Checks without their input
+    are listed as skipped.
+
+    \b
+    Example:
+      $ modelcompare report --pit examples/data/pit.npy --x examples/data/x.npy --regressor knn --seed 0 --html report.html
+      $ modelcompare report --pit examples/data/pit.npy --checks global_coverage --seed 0 --json
+      {"checks": [{"name": "global_coverage", ...}], "failures": ["global_coverage"], ...}
+    """
+    from modelcompare.workflows._validate import report_from_arrays, validate_posterior
+
+    started = time.perf_counter()
+    names = "all" if checks == "all" else [c.strip() for c in checks.split(",") if c.strip()]
+    x = _read_array(x_file, "x")
+    x_eval = _read_array(x_eval_file, "x_eval")
+    theta = _read_array(theta_file, "theta")
+    reference = _read_array(reference_file, "reference")
+    reference_samples = _read_array(reference_samples_file, "reference_samples")
+    if reference is not None and reference.ndim == 2:
+        reference, reference_samples = (
+            reference[None],
+            (None if reference_samples is None else reference_samples[None]),
+        )
+    pairs = None if reference is None else [(None, r) for r in reference]
+    if flow_pickle is not None:
+        if theta is None or x is None:
+            raise click.UsageError("--flow-pickle needs --theta and --x.")
+        pairs = None if reference is None else [(xo, r) for xo, r in zip(x_eval, reference)]
+        report = validate_posterior(
+            _load_flow(flow_pickle),
+            theta,
+            x,
+            x_eval=x_eval,
+            reference=pairs,
+            checks=names,
+            n_resamples=n_resamples,
+            regressor=regressor,
+            seed=seed,
+            progress=not quiet,
+        )
+    else:
+        report = report_from_arrays(
+            pit_values=_read_array(pit_file, "pit"),
+            x=x,
+            x_eval=x_eval,
+            ranks=_read_array(ranks_file, "ranks"),
+            n_posterior_samples=n_posterior_samples,
+            draws=_read_array(draws_file, "draws"),
+            theta=theta,
+            reference=pairs,
+            reference_samples=reference_samples,
+            checks=names,
+            n_resamples=n_resamples,
+            regressor=regressor,
+            seed=seed,
+        )
+    level = 0.05 if alpha is None else alpha
+    if html_file is not None:
+        report.to_html(html_file, alpha=level)
+        if not quiet:
+            click.echo(f"report written to {html_file}", err=True)
+    if not quiet:
+        click.echo(f"seed used: {report.seed_used}", err=True)
+    if as_json:
+        from modelcompare.cli._common import _jsonable
+
+        data = report.to_dict(include_arrays=False)
+        data.update(
+            test="report", runtime_s=time.perf_counter() - started, failures=report.failures(level)
+        )
+        click.echo(json.dumps(_jsonable(data), sort_keys=True))
+    else:
+        table = report.checks[["name", "statistic", "pvalue", "pvalue_adjusted", "skipped"]]
+        click.echo(table.to_string(index=False))
+        click.echo(report.summary(level))
+    if fail_on_reject and report.failures(level):
+        sys.exit(EXIT_REJECT)

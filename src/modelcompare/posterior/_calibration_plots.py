@@ -1,0 +1,223 @@
+"""Figures of the calibration checks: SBC ranks, TARP coverage and PIT-covariate correlations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from modelcompare._foundation.optional import import_optional
+from modelcompare._foundation.validation import check_choice, check_fraction
+from modelcompare.posterior._independence import IndependenceResult
+from modelcompare.posterior._sbc import SBCResult
+from modelcompare.posterior._tarp import TARPResult
+
+__all__ = ["plot_pit_correlations", "plot_sbc", "plot_tarp"]
+
+
+def _plt() -> Any:
+    return import_optional("matplotlib.pyplot", purpose="plotting the calibration checks")
+
+
+def _ax(ax: Any) -> Any:
+    if ax is None:
+        _, ax = _plt().subplots(figsize=(5.0, 3.6))
+    return ax
+
+
+def _expect(result: Any, cls: type, function: str) -> None:
+    if not isinstance(result, cls):
+        msg = f"`result` must be a {cls.__name__} (from {function}); got {type(result).__name__}."
+        raise TypeError(msg)
+
+
+def plot_sbc(
+    result: SBCResult,
+    *,
+    ax: Any = None,
+    kind: str = "ecdf",
+    confidence_level: float = 0.95,
+    labels: Any = None,
+    **kwargs: Any,
+) -> Any:
+    """Plot SBC ranks: the ECDF difference with a simultaneous band, or the rank histogram.
+
+    Parameters
+    ----------
+    result : SBCResult
+        From :func:`sbc` or :func:`sbc_test`.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+    kind : {"ecdf", "hist"}
+        ``"ecdf"``: F̂(u) − u of the normalised ranks u = r / S per parameter, with the
+        Dvoretzky–Kiefer–Wolfowitz band ±√(log(2/(1−c))/(2N)), simultaneous over u for each
+        parameter. ``"hist"``: the rank histogram of every parameter (20 bins) with the pointwise
+        binomial band of a uniform histogram.
+    confidence_level : float
+        The coverage c of the band.
+    labels : sequence of str, optional
+        Parameter names for the legend.
+    **kwargs
+        Passed to the lines (``"ecdf"``) or the histogram steps (``"hist"``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from modelcompare import plot_sbc, sbc_test
+    >>> ranks = np.random.default_rng(0).integers(0, 51, size=(200, 2))
+    >>> ax = plot_sbc(sbc_test(ranks, 50, seed=0))
+    >>> len(ax.lines) >= 2
+    True
+    """
+    _expect(result, SBCResult, "sbc or sbc_test")
+    kind = check_choice(kind, "kind", ("ecdf", "hist"))
+    level = check_fraction(confidence_level, "confidence_level")
+    ax = _ax(ax)
+    ranks = np.asarray(result.ranks, dtype=float)
+    n, m = ranks.shape
+    names = list(labels) if labels is not None else [f"θ{j + 1}" for j in range(m)]
+    u = ranks / result.n_posterior_samples
+    if kind == "ecdf":
+        grid = np.linspace(0.0, 1.0, 201)
+        half = np.sqrt(np.log(2.0 / (1.0 - level)) / (2.0 * n))
+        ax.fill_between(grid, -half, half, color="0.85", label=f"{level:.0%} simultaneous (DKW)")
+        for j in range(m):
+            ecdf = np.searchsorted(np.sort(u[:, j]), grid, side="right") / n
+            ax.plot(grid, ecdf - grid, label=names[j], **kwargs)
+        ax.axhline(0.0, color="k", lw=0.8, ls="--")
+        ax.set(xlabel="normalised rank r / S", ylabel="ECDF − uniform")
+    else:
+        bins = np.linspace(0.0, 1.0, 21)
+        expected = n / 20.0
+        from scipy import stats
+
+        low, high = stats.binom.interval(level, n, 1.0 / 20.0)
+        ax.fill_between([0, 1], low, high, color="0.85", label=f"{level:.0%} pointwise (binomial)")
+        ax.axhline(expected, color="k", lw=0.8, ls="--")
+        for j in range(m):
+            counts, _ = np.histogram(u[:, j], bins=bins)
+            ax.stairs(counts, bins, label=names[j], **kwargs)
+        ax.set(xlabel="normalised rank r / S", ylabel="count")
+    ax.set_title(f"SBC ranks ({result.method} p = {result.pvalue:.3g})")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_tarp(result: TARPResult, *, ax: Any = None, **kwargs: Any) -> Any:
+    """Plot TARP's expected coverage against the credibility level, with the diagonal.
+
+    A calibrated posterior follows the diagonal; a curve below it marks an over-confident posterior
+    (too narrow), above it an under-confident one (too wide).
+
+    Parameters
+    ----------
+    result : TARPResult
+        From :func:`tarp`.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+    **kwargs
+        Passed to the coverage curve.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from modelcompare import ConditionalGaussianModel, plot_tarp, tarp
+    >>> model = ConditionalGaussianModel(noise_cov=np.eye(2))
+    >>> theta, x = model.simulate(200, seed=0)
+    >>> ax = plot_tarp(tarp(model.exact_flow(), theta, x, n_posterior_samples=50, seed=0))
+    >>> len(ax.lines)
+    2
+    """
+    _expect(result, TARPResult, "tarp")
+    ax = _ax(ax)
+    ax.plot([0, 1], [0, 1], color="k", lw=0.8, ls="--", label="calibrated")
+    ax.plot(result.levels, result.ecp, label="TARP", **kwargs)
+    ax.set(
+        xlabel="credibility level",
+        ylabel="expected coverage",
+        xlim=(0, 1),
+        ylim=(0, 1),
+        title=f"TARP (ATC = {result.atc:.3g}, p = {result.pvalue:.3g})",
+    )
+    ax.set_aspect("equal")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_pit_correlations(result: Any, *, ax: Any = None, labels: Any = None, **kwargs: Any) -> Any:
+    """Plot the PIT-covariate dependence as an annotated matrix.
+
+    Parameters
+    ----------
+    result : IndependenceResult or array-like of shape (N, m)
+        A :func:`pit_independence_test` result (its pairwise statistics fill the matrix), or PIT
+        values, whose Spearman correlation matrix is drawn. A calibrated posterior shows no
+        dependence between the PIT values of different parameters.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+    labels : sequence of str, optional
+        Parameter names.
+    **kwargs
+        Passed to ``imshow``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from modelcompare import pit_independence_test, plot_pit_correlations
+    >>> pit_values = np.random.default_rng(0).random((300, 3))
+    >>> ax = plot_pit_correlations(pit_independence_test(pit_values))
+    >>> ax.images[0].get_array().shape
+    (3, 3)
+    """
+    if isinstance(result, IndependenceResult):
+        m = 1 + max(max(pair) for pair in result.pairs)
+        matrix = np.eye(m)
+        for (i, j), value in zip(result.pairs, np.asarray(result.statistics, dtype=float)):
+            matrix[i, j] = matrix[j, i] = value
+        title = f"PIT dependence ({result.method}, p = {result.pvalue:.3g})"
+    elif isinstance(result, np.ndarray | list | tuple):
+        from scipy import stats
+
+        values = np.asarray(result, dtype=float)
+        if values.ndim != 2 or values.shape[1] < 2:
+            msg = f"PIT values must have shape (N, m) with m >= 2; got {values.shape}."
+            raise ValueError(msg)
+        matrix = np.atleast_2d(stats.spearmanr(values).statistic)
+        title = "Spearman correlation of the PIT values"
+    else:
+        msg = (
+            "`result` must be an IndependenceResult (from pit_independence_test) or PIT values; "
+            f"got {type(result).__name__}."
+        )
+        raise TypeError(msg)
+    ax = _ax(ax)
+    m = matrix.shape[0]
+    names = list(labels) if labels is not None else [f"θ{j + 1}" for j in range(m)]
+    image = ax.imshow(matrix, vmin=-1, vmax=1, cmap="RdBu_r", **kwargs)
+    for i in range(m):
+        for j in range(m):
+            if i != j:
+                ax.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize="small")
+    ax.set_xticks(range(m), names)
+    ax.set_yticks(range(m), names)
+    ax.figure.colorbar(image, ax=ax, shrink=0.8)
+    ax.set_title(title, fontsize="medium")
+    return ax

@@ -1,0 +1,217 @@
+"""The posterior validation report: right verdicts on known flows, one implementation, a clean page."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import warnings
+
+import numpy as np
+import pytest
+
+import modelcompare as mc
+from modelcompare._foundation.results import TestResult
+
+CHEAP = {"regressor": "knn", "n_resamples": 30, "n_posterior_samples": 50}
+
+
+@pytest.fixture(scope="module")
+def correlated() -> tuple[mc.ConditionalGaussianModel, np.ndarray, np.ndarray]:
+    """A model whose posterior has a strong correlation between θ1 and θ2."""
+    model = mc.ConditionalGaussianModel(
+        noise_cov=np.eye(2), prior_cov=np.array([[1.0, 0.9], [0.9, 1.0]])
+    )
+    theta, x = model.simulate(600, seed=1)
+    return model, theta, x
+
+
+def _quiet(call, *args, **kwargs):  # resolution warnings of the cheap settings are expected
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mc.TooFewResamplesWarning)
+        return call(*args, **kwargs)
+
+
+def test_the_exact_flow_is_not_flagged(correlated) -> None:
+    model, theta, x = correlated
+    report = _quiet(mc.validate_posterior, model.exact_flow(), theta, x, seed=0, **CHEAP)
+    assert report.failures(0.05) == []
+    assert "No evidence against this posterior" in report.summary()
+    ran = report.checks.dropna(subset=["pvalue"])
+    assert set(ran["name"]) >= {"sbc", "tarp", "global_coverage", "pit_independence"}
+    assert ((ran["pvalue"] >= 0) & (ran["pvalue"] <= 1)).all()
+    for result in report.results.values():
+        assert isinstance(result, TestResult)
+
+
+def test_right_marginals_wrong_correlation_is_flagged(correlated) -> None:
+    model, theta, x = correlated
+    exact = model.exact_flow()
+    cov = exact.scale @ exact.scale.T
+    independent = mc.AffineGaussianFlow(exact.mean_matrix, np.diag(np.sqrt(np.diag(cov))))
+    report = _quiet(
+        mc.validate_posterior,
+        independent,
+        theta,
+        x,
+        checks=["global_coverage", "pit_independence"],
+        seed=0,
+        **CHEAP,
+    )
+    # the first parameter's marginal is exact; the joint is not
+    assert report.results["global_coverage"].pvalues[0] > 0.05
+    assert "pit_independence" in report.failures(0.05)
+
+
+def test_a_bias_confined_to_a_region_is_found_there() -> None:
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(2) * 0.5)
+    theta, x = model.simulate(1500, seed=2)
+
+    def shift(x_: np.ndarray) -> np.ndarray:  # wrong only where x1 > 1
+        return np.where(x_[:, :1] > 1.0, 1.5, 0.0) * np.ones((1, 2))
+
+    biased = model.exact_flow(offset=shift)
+    x_eval = np.array([[2.0, 0.0], [-1.0, 0.0]])
+    report = _quiet(
+        mc.validate_posterior,
+        biased,
+        theta,
+        x,
+        x_eval=x_eval,
+        checks=["local_coverage"],
+        seed=0,
+        regressor="knn",
+        n_resamples=100,
+    )
+    local = report.results["local_coverage"]
+    assert local.pvalues_adjusted[0] <= 0.05  # inside the region
+    assert local.pvalues_adjusted[1] > 0.05  # outside it
+    assert report.failures(0.05) == ["local_coverage"]
+
+
+def test_checks_the_flow_cannot_run_are_skipped_with_a_reason() -> None:
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(2))
+    theta, x = model.simulate(200, seed=0)
+    exact = model.exact_flow()
+
+    class LatentOnly:
+        def to_latent(self, theta, x):
+            return exact.to_latent(theta, x)
+
+    report = _quiet(
+        mc.validate_posterior,
+        LatentOnly(),
+        theta,
+        x,
+        checks=["sbc", "global_coverage"],
+        seed=0,
+    )
+    skipped = dict(zip(report.checks["name"], report.checks["skipped"]))
+    assert "sample" in skipped["sbc"]
+    assert not isinstance(skipped["global_coverage"], str)
+
+
+def test_same_seed_same_report_and_each_check_its_own_stream() -> None:
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(2))
+    theta, x = model.simulate(200, seed=0)
+    flow = model.exact_flow()
+    both = mc.validate_posterior(flow, theta, x, checks=["sbc", "tarp"], seed=3, **CHEAP)
+    again = mc.validate_posterior(flow, theta, x, checks=["sbc", "tarp"], seed=3, **CHEAP)
+    alone = mc.validate_posterior(flow, theta, x, checks=["tarp"], seed=3, **CHEAP)
+
+    def without_runtimes(report: mc.PosteriorReport) -> str:
+        rows = [
+            {k: v for k, v in row.items() if k != "runtime_s"} for row in report.to_dict()["checks"]
+        ]
+        return json.dumps(rows)
+
+    assert without_runtimes(both) == without_runtimes(again)
+    assert both.results["tarp"].pvalue == alone.results["tarp"].pvalue
+
+
+def test_bad_arguments_are_named() -> None:
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(2))
+    theta, x = model.simulate(50, seed=0)
+    with pytest.raises(ValueError, match="`checks`"):
+        mc.validate_posterior(model.exact_flow(), theta, x, checks=["nope"])
+    with pytest.raises(ValueError, match="rows"):
+        mc.validate_posterior(model.exact_flow(), theta, x[:-1])
+    with pytest.raises(ValueError, match="alpha"):
+        mc.validate_posterior(model.exact_flow(), theta, x, checks="sbc").failures(1.5)
+
+
+def test_c2st_against_reference_draws() -> None:
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(2))
+    theta, x = model.simulate(100, seed=0)
+    exact, wrong = model.exact_flow(), model.exact_flow(offset=np.array([0.6, 0.0]))
+    x_o = x[:2]
+    reference = [(x_o[i], exact.sample(x_o[i : i + 1], 400, seed=i)[0]) for i in range(2)]
+    good = mc.validate_posterior(exact, theta, x, reference=reference, checks="c2st", seed=0)
+    bad = mc.validate_posterior(wrong, theta, x, reference=reference, checks="c2st", seed=0)
+    assert good.failures() == []
+    assert bad.failures() == ["c2st"]
+    assert bad.results["c2st"].statistics.shape == (2,)
+
+
+@pytest.fixture(scope="module")
+def html_page(tmp_path_factory, correlated) -> str:
+    model, theta, x = correlated
+    report = _quiet(
+        mc.validate_posterior, model.exact_flow(scale_factor=1.3), theta, x, seed=0, **CHEAP
+    )
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    report.to_html(path)
+    report.to_json(path.with_suffix(".json"))
+    json.loads(path.with_suffix(".json").read_text())
+    return str(path)
+
+
+def test_the_html_is_self_contained(html_page: str) -> None:
+    from pathlib import Path
+
+    text = Path(html_page).read_text(encoding="utf-8")
+    assert not re.search(r"""(src|href)=["'](https?:)?//""", text)
+    assert "http://" not in text
+    assert "https://" not in text
+    assert "<link" not in text
+    assert "<script" not in text
+    assert text.count('src="data:image/png;base64,') >= 6
+    for section in ("sbc", "tarp", "global_coverage", "pit_independence", "local_coverage"):
+        assert f'id="{section}"' in text
+    assert "SHA-256 of the inputs" in text
+    assert "Posterior validation report" in text
+
+
+def test_the_html_renders_in_chromium(html_page: str, tmp_path) -> None:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("headless Chromium is not installed")
+    shot = tmp_path / "report.png"
+    done = subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1100,1600",
+            f"--screenshot={shot}",
+            f"file://{html_page}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert shot.is_file(), done.stderr[-2000:]
+    console = [line for line in done.stderr.splitlines() if "CONSOLE" in line]
+    assert console == []
+    matplotlib = pytest.importorskip("matplotlib.image")
+    pixels = matplotlib.imread(shot)
+    assert pixels.std() > 0.05  # not blank
