@@ -120,6 +120,13 @@ def _result(name: str) -> Any:
             return mc.bayesian_ttest(*_scores(), n_train=90, n_test=10)
         if name == "granularity":
             return mc.granularity(_stairs(), _cat_samples(), seed=0)
+        if name == "sbc":
+            ranks = np.random.default_rng(0).integers(0, 21, size=(100, 2))
+            return mc.sbc_test(ranks, 20, seed=0)
+        if name == "tarp":
+            return mc.tarp(**_flow_pairs(), n_posterior_samples=20, seed=0)
+        if name == "independence":
+            return mc.pit_independence_test(_uniform(80, 3))
         if name == "map":
             z = _normal(60, 1)
             return mc.power_criterion_map(
@@ -862,6 +869,66 @@ def _specs() -> list[Spec]:
             },
         ),
         Spec(
+            "validate_posterior",
+            lambda: {
+                **_flow_pairs(),
+                "checks": ["sbc", "global_coverage", "pit_independence"],
+                "n_posterior_samples": 20,
+                "seed": 0,
+            },
+            {
+                **_FLOW_ROLES,
+                "x_eval": POINTS,
+                "reference": _opts(
+                    ("int", 3, True),
+                    ("str", "reference", True),
+                    ("not_pairs", [np.zeros((5, 2))], True),
+                    ("nan", [(np.zeros(2), _with(_normal(30, seed=1), math.nan))], True),
+                    ("width", [(np.zeros(2), _normal(30, d=3, seed=1))], True),
+                    ("x_o_nan", [(np.full(2, math.nan), _normal(30, seed=1))], True),
+                ),
+                "checks": _opts(
+                    ("bogus", ["bogus"], True),
+                    ("str", "bogus", True),
+                    ("empty", [], True),
+                    ("int", 3, True),
+                ),
+                "n_posterior_samples": SIZE,
+                "n_resamples": SIZE,
+                "regressor": CHOICE,
+                "classifier": CHOICE,
+                "seed": SEED,
+                "n_jobs": JOBS,
+                "progress": FLAG,
+            },
+            widths=("theta",),
+            rows=("theta", "x"),
+            contexts={
+                name: {
+                    "checks": ["local_coverage"],
+                    "x_eval": _normal(2, seed=5),
+                    "regressor": "knn",
+                    "n_resamples": 10,
+                }
+                for name in ("x_eval", "n_resamples", "regressor", "n_jobs")
+            }
+            | {
+                "reference": {"checks": ["c2st"]},
+                "classifier": {"checks": ["c2st"], "reference": [(np.zeros(2), _normal(30))]},
+            },
+        ),
+        Spec(
+            "plot_sbc",
+            lambda: {"result": _result("sbc")},
+            {"result": RESULT, "kind": CHOICE, "confidence_level": LEVEL},
+        ),
+        Spec("plot_tarp", lambda: {"result": _result("tarp")}, {"result": RESULT}),
+        Spec(
+            "plot_pit_correlations",
+            lambda: {"result": _result("independence")},
+            {"result": RESULT, "labels": _opts(("wrong_length", ["a"], True))},
+        ),
+        Spec(
             "plot_global_histograms",
             lambda: {"result": _result("global")},
             {"result": RESULT},
@@ -1284,6 +1351,8 @@ def catalogue() -> list[Case]:
         for name, mutations in spec.roles.items():
             for mutation in mutations:
                 label, _change, fail = mutation
+                if label == "none" and parameters[name].default is None:
+                    fail = False  # None is the default
                 names = (name, *spec.bounded) if label in _FEW_ROWS else (name,)
                 cases.append(
                     Case(spec.name, f"{name}={label}", _mutate(spec, name, mutation), names, fail)
@@ -1487,8 +1556,8 @@ def _looks_numeric(value: Any) -> bool:
 
 
 def _named(message: str, names: tuple[str, ...]) -> bool:
-    """Whether ``message`` names one of ``names`` in backticks (``x`` or an item ``x[0]``)."""
-    return any(re.search(rf"`{re.escape(name)}(\[[^`]*\])*`", message) for name in names)
+    """Whether ``message`` names one of ``names`` in backticks (``x``, or a part ``x[0] ...``)."""
+    return any(re.search(rf"`{re.escape(name)}(\[[^`]*)?`", message) for name in names)
 
 
 def _address_space() -> int | None:
@@ -1750,8 +1819,17 @@ def cli_catalogue(f: dict[str, str]) -> list[CliCase]:
         CliCase("cli sweep:broken", ("sweep", f["sweep_broken"])),
         CliCase("cli sweep:n_jobs=0", ("sweep", f["sweep_bad"], "--n-jobs", "0")),
         CliCase("cli sweep:missing", ("sweep", f["missing"])),
-        CliCase("cli report:missing", ("report", f["missing"]), quick=True),
-        CliCase("cli report:corrupt", ("report", f["corrupt"])),
+        CliCase("cli report:missing", ("report", "--pit", f["missing"]), quick=True),
+        CliCase("cli report:corrupt", ("report", "--pit", f["corrupt"])),
+        CliCase("cli report:pit_out_of_range", ("report", "--pit", f["pit_bad"])),
+        CliCase("cli report:nan", ("report", "--pit", f["nan"])),
+        CliCase("cli report:checks=bogus", ("report", "--pit", pit, "--checks", "bogus")),
+        CliCase("cli report:rows", ("report", "--pit", pit, "--x", good)),
+        CliCase(
+            "cli report:n_resamples=1e12",
+            ("report", "--pit", pit, "--x", x, "--x-eval", x, "--n-resamples", "1000000000000"),
+        ),
+        CliCase("cli report:ranks_no_s", ("report", "--ranks", f["cat"])),
     ]
     return cases
 
