@@ -159,7 +159,7 @@ _TMP = tempfile.TemporaryDirectory(prefix="modelcompare-fuzz-")
 
 
 def _out_path() -> str:
-    return tempfile.mktemp(suffix=".csv", dir=_TMP.name)
+    return str(Path(tempfile.mkdtemp(dir=_TMP.name)) / "results.csv")
 
 
 # ----------------------------------------------------------------------------------------------
