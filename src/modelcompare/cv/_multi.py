@@ -30,7 +30,7 @@ from modelcompare._foundation.validation import (
     check_positive,
 )
 from modelcompare.cv._bayes import BayesianComparisonResult, check_rope
-from modelcompare.cv._core import paired_differences
+from modelcompare.cv._core import check_flag, paired_differences
 from modelcompare.cv._pairwise import adjust_pvalues, check_correction
 from modelcompare.cv._scores import pandas_labels
 
@@ -48,6 +48,7 @@ __all__ = [
 
 def _scores_table(scores: Any, names: Any, greater_is_better: bool) -> tuple[np.ndarray, list[str]]:
     """Validate a data sets × models table; return (scores oriented greater-is-better, names)."""
+    greater_is_better = check_flag(greater_is_better, "greater_is_better")
     columns = pandas_labels(scores, "columns")
     index = pandas_labels(scores, "index")
     arr = as_numpy(scores, "scores")

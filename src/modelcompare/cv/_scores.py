@@ -13,6 +13,7 @@ import numpy as np
 from modelcompare._foundation.errors import NotFittedError
 from modelcompare._foundation.results import Result, result_class
 from modelcompare._foundation.validation import as_numpy, check_int
+from modelcompare.cv._core import check_flag
 
 __all__ = [
     "ScoreTable",
@@ -192,7 +193,7 @@ def _from_cross_validate(
                 )
                 raise ValueError(msg)
         if key not in res:
-            msg = f"`results[{name!r}]` has no {key!r}; it has {sorted(res)}."
+            msg = f"`results[{name!r}]` has no {key!r}; it has {sorted(map(str, res))}."
             raise ValueError(msg)
         names.append(str(name))
         rows.append(np.asarray(res[key], dtype=float).reshape(-1))
@@ -317,6 +318,7 @@ def split_sizes(
     """
     from sklearn.model_selection import check_cv
 
+    classifier = check_flag(classifier, "classifier")
     if X is None:
         if n_samples is None:
             msg = "`split_sizes` needs `X` or `n_samples`."
@@ -329,7 +331,14 @@ def split_sizes(
             "`y`: pass `y` too."
         )
         raise ValueError(msg)
-    splitter = check_cv(cv, y, classifier=classifier)
+    if isinstance(cv, bool | np.bool_):
+        msg = f"`cv` must be a number of folds, a splitter or a list of (train, test); got {cv!r}."
+        raise TypeError(msg)
+    try:
+        splitter = check_cv(cv, y, classifier=classifier)
+    except (TypeError, ValueError) as exc:
+        msg = f"`cv` is not a valid cross-validation scheme ({exc})"
+        raise type(exc)(msg) from None
     try:
         splits = list(splitter.split(X, y, groups))
     except (TypeError, ValueError) as exc:
@@ -338,8 +347,20 @@ def split_sizes(
             "(and `groups`) as used in the search, or pass n_train and n_test."
         )
         raise ValueError(msg) from None
+    if not splits:
+        msg = (
+            f"`cv` produced no splits ({cv!r}); pass a splitter, a number of folds or a non-empty "
+            "list of (train, test) index pairs."
+        )
+        raise ValueError(msg)
     tr = np.array([len(s[0]) for s in splits], dtype=float)
     te = np.array([len(s[1]) for s in splits], dtype=float)
+    empty = np.flatnonzero((tr == 0) | (te == 0))
+    if empty.size:
+        j = int(empty[0])
+        which = "training" if tr[j] == 0 else "test"
+        msg = f"split {j} of `cv` has an empty {which} set; every split needs both."
+        raise ValueError(msg)
     return SplitSizes(
         n_train=float(tr.mean()),
         n_test=float(te.mean()),
