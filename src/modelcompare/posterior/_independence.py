@@ -17,6 +17,7 @@ from scipy.special import ndtri
 
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
+from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
     check_choice,
     check_int,
@@ -290,15 +291,18 @@ class LocalIndependenceResult(TestResult):
     _repr_fields = ("statistic", "pvalue", "n", "n_resamples", "regressor")
 
 
-def _fit_predict(reg: Any, xs: np.ndarray, y: np.ndarray, xe: np.ndarray, seed: int) -> np.ndarray:
-    return np.asarray(reg.fit(xs, y, seed)(xe), dtype=float)
+def _fit_predict(
+    reg: Any, xs: np.ndarray, y: np.ndarray, xe: np.ndarray, seed: int, n_jobs: int | None
+) -> np.ndarray:
+    with thread_limits(n_jobs=n_jobs):
+        return np.asarray(reg.fit(xs, y, seed)(xe), dtype=float)
 
 
 def _null_products(
-    reg: Any, xs: np.ndarray, xe: np.ndarray, child: np.random.Generator
+    reg: Any, xs: np.ndarray, xe: np.ndarray, child: np.random.Generator, n_jobs: int | None
 ) -> np.ndarray:
     e = child.standard_normal((2, xs.shape[0]))
-    return _fit_predict(reg, xs, e[0] * e[1], xe, sklearn_seed(child))
+    return _fit_predict(reg, xs, e[0] * e[1], xe, sklearn_seed(child), n_jobs)
 
 
 def local_independence_test(
@@ -358,6 +362,10 @@ def local_independence_test(
     the uniformity tests pass (as the workflow of Linhart et al. 2022 does). For the whole local
     null z | x₀ ~ N(0, I) use :func:`lc2st_nf`.
 
+    Threads: every fit and predict of the regressions runs inside ``thread_limits(n_jobs=n_jobs)``
+    (one BLAS/OpenMP/torch thread per worker when ``n_jobs`` > 1; serially the default of
+    ``MODELCOMPARE_NUM_THREADS``, else one thread); the caller's thread settings are restored.
+
     Examples
     --------
     >>> import numpy as np
@@ -384,12 +392,12 @@ def local_independence_test(
     z = gaussianise(p)
     g_null = np.stack(
         Parallel(n_jobs=n_jobs)(
-            delayed(_null_products)(reg, xs, xe, c) for c in null_rng.spawn(n_resamples)
+            delayed(_null_products)(reg, xs, xe, c, n_jobs) for c in null_rng.spawn(n_resamples)
         )
     )  # (B, E)
     g_obs = np.stack(
         Parallel(n_jobs=n_jobs)(
-            delayed(_fit_predict)(reg, xs, z[:, i] * z[:, j], xe, sklearn_seed(c))
+            delayed(_fit_predict)(reg, xs, z[:, i] * z[:, j], xe, sklearn_seed(c), n_jobs)
             for (i, j), c in zip(pair_list, obs_rng.spawn(len(pair_list)))
         )
     )  # (K, E)
