@@ -6,11 +6,17 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
+from modelcompare._foundation.errors import ResourceLimitError
 from modelcompare.posterior import (
     AmortizedRegressor,
     fit_null_regressors,
+    global_coverage_test,
+    level_grid,
     local_coverage_test,
     local_independence_test,
+    sbc,
+    sbc_ranks,
+    tarp,
 )
 
 
@@ -80,3 +86,68 @@ def test_local_independence_and_regressors_restore_threads(two_thread_pools):
     u = np.random.default_rng(1).uniform(size=x.shape[0])
     AmortizedRegressor(n_levels_per_sample=1).fit(x, u, np.array([0.5]), seed=0).predict(x[:2])
     assert _pool_sizes() == two_thread_pools
+
+
+# ------------------------------------------------------------------------------- memory guards
+@pytest.fixture
+def small_limit(monkeypatch):
+    monkeypatch.setenv("MODELCOMPARE_MAX_MEMORY", "64M")
+
+
+def test_local_coverage_huge_grid_refused(small_limit):
+    p, x = _data(n=60)
+    with pytest.raises(ResourceLimitError, match="`levels`"):
+        local_coverage_test(p, x, x, levels=1_000_000, regressor="knn", n_resamples=100, seed=0)
+
+
+def test_fit_null_regressors_huge_grid_refused(small_limit):
+    _, x = _data(n=60)
+    with pytest.raises(ResourceLimitError, match="`levels`"):
+        fit_null_regressors(x, levels=1_000_000, regressor="knn", n_resamples=100, seed=0)
+
+
+def test_global_coverage_huge_grid_refused(small_limit):
+    p, _ = _data(n=60)
+    with pytest.raises(ResourceLimitError, match="`levels`"):
+        global_coverage_test(p, levels=1_000_000, seed=0)
+
+
+def test_level_grid_size_refused(small_limit):
+    with pytest.raises(ResourceLimitError, match="`levels`"):
+        level_grid(10**12)
+
+
+class _CountingFlow:
+    def __init__(self, m=2, value=0.0):
+        self.m, self.value, self.calls = m, value, 0
+
+    def sample(self, x, n, seed):
+        self.calls += 1
+        return np.full((x.shape[0], n, self.m), self.value)
+
+
+@pytest.mark.parametrize("func", [sbc_ranks, tarp])
+def test_posterior_draws_refused_before_sampling(small_limit, func):
+    rng = np.random.default_rng(0)
+    theta, x = rng.normal(size=(1000, 2)), rng.normal(size=(1000, 1))
+    flow = _CountingFlow()
+    with pytest.raises(ResourceLimitError, match="`n_posterior_samples`"):
+        func(flow, theta, x, n_posterior_samples=100_000, seed=0)
+    assert flow.calls == 0
+
+
+def test_tarp_huge_level_grid_refused(small_limit):
+    rng = np.random.default_rng(0)
+    theta, x = rng.normal(size=(1000, 2)), rng.normal(size=(1000, 1))
+    with pytest.raises(ResourceLimitError, match="`n_levels`"):
+        tarp(_CountingFlow(), theta, x, n_posterior_samples=10, n_levels=10**6, seed=0)
+
+
+# ------------------------------------------------------------------------------ non-finite draws
+@pytest.mark.parametrize("func", [sbc, tarp])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_flow_samples_refused(func, bad):
+    rng = np.random.default_rng(0)
+    theta, x = rng.normal(size=(50, 2)), rng.normal(size=(50, 1))
+    with pytest.raises(ValueError, match=r"flow.s .*samples"):
+        func(_CountingFlow(value=bad), theta, x, n_posterior_samples=10, seed=0)

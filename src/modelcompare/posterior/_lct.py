@@ -16,6 +16,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from modelcompare._foundation.errors import DegenerateDataWarning, TooFewResamplesWarning
+from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import Result, TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
 from modelcompare._foundation.threads import thread_limits
@@ -156,6 +157,7 @@ def _fit_null(
     seed_used: int | None,
     n_jobs: int | None,
 ) -> NullRegressors:
+    _check_null_memory(n_resamples, x.shape[0], levels.size)
     mean, scale = _standardisation(x)
     xs = (x - mean) / scale
     children = rng.spawn(n_resamples)
@@ -173,6 +175,16 @@ def _fit_null(
         seed_used=seed_used,
         _estimator=reg,
         _models=tuple(models),
+    )
+
+
+def _check_null_memory(n_resamples: int, rows: int, n_levels: int) -> None:
+    # B null CDF curves over the grid at ``rows`` points (the fits' level-expanded targets and the
+    # null predictions both grow with levels x rows x resamples)
+    check_memory(
+        estimate_array_bytes((n_resamples, rows, n_levels)),
+        "the null regressions",
+        "levels` or `n_resamples",
     )
 
 
@@ -498,6 +510,7 @@ def local_coverage_test(
     grid, reg = null.levels, null._estimator
     m = p.shape[1]
     _warn_resolution(m, x_eval.shape[0], null.n_resamples, correction)
+    _check_null_memory(null.n_resamples + m, x_eval.shape[0], grid.size)
     xs = null.standardise(x)
     xe = null.standardise(x_eval)
     fits = Parallel(n_jobs=n_jobs)(
