@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from modelcompare._foundation.errors import ResourceLimitError
+from modelcompare._foundation.errors import DegenerateDataWarning, ResourceLimitError
 from modelcompare.posterior import (
     AmortizedRegressor,
     fit_null_regressors,
@@ -14,6 +14,7 @@ from modelcompare.posterior import (
     level_grid,
     local_coverage_test,
     local_independence_test,
+    pit_independence_test,
     sbc,
     sbc_ranks,
     tarp,
@@ -151,3 +152,21 @@ def test_non_finite_flow_samples_refused(func, bad):
     theta, x = rng.normal(size=(50, 2)), rng.normal(size=(50, 1))
     with pytest.raises(ValueError, match=r"flow.s .*samples"):
         func(_CountingFlow(value=bad), theta, x, n_posterior_samples=10, seed=0)
+
+
+# ---------------------------------------------------------------------- constant PIT column
+@pytest.mark.parametrize("method", ["spearman", "kendall", "chi2"])
+def test_pit_independence_constant_column_is_degenerate(method):
+    p = np.random.default_rng(0).uniform(size=(200, 2))
+    p[:, 1] = 0.5
+    with pytest.warns(DegenerateDataWarning, match="constant"):
+        res = pit_independence_test(p, method=method)
+    assert res.degenerate is True
+    assert res.pvalue == 1.0
+    assert np.isfinite(res.statistic)
+    assert res.decision(0.999) is False
+
+
+def test_pit_independence_regular_not_degenerate():
+    res = pit_independence_test(np.random.default_rng(0).uniform(size=(200, 3)))
+    assert res.degenerate is False

@@ -8,6 +8,7 @@ z_i z_j of the Gaussianised covariates on x, which tests conditional *correlatio
 from __future__ import annotations
 
 import itertools
+import warnings
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from joblib import Parallel, delayed
 from scipy import stats
 from scipy.special import ndtri
 
+from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
 from modelcompare._foundation.threads import thread_limits
@@ -87,6 +89,10 @@ class IndependenceResult(TestResult):
         ``"spearman"``, ``"kendall"`` or ``"chi2"``.
     n : int
         Number of PIT rows.
+    degenerate : bool
+        Some pair holds a constant column: such a pair has no measurable dependence, so its
+        statistic is set to 0 and its p-value to 1 (with a ``DegenerateDataWarning``); when every
+        pair is degenerate, ``pvalue`` is 1 and H0 is never rejected.
 
     Examples
     --------
@@ -104,6 +110,7 @@ class IndependenceResult(TestResult):
     pairs: list[tuple[int, int]]
     method: str
     n: int
+    degenerate: bool
 
     _repr_fields = ("statistic", "pvalue", "method", "n")
 
@@ -129,6 +136,11 @@ def pit_independence_test(
     -------
     IndependenceResult
 
+    Warns
+    -----
+    DegenerateDataWarning
+        When a tested pair holds a constant column (``degenerate=True``, p-value 1 for that pair).
+
     Notes
     -----
     Pairwise independence is necessary, not sufficient, for mutual independence. Uncorrelated
@@ -147,9 +159,15 @@ def pit_independence_test(
     method = check_choice(method, "method", ("spearman", "kendall", "chi2"))
     n_bins = check_int(n_bins, "n_bins", low=2)
     pair_list = _pairs(m, pairs)
+    constant = np.ptp(p, axis=0) == 0
     st, pv = [], []
+    flat: list[tuple[int, int]] = []
     for i, j in pair_list:
-        if method == "spearman":
+        if constant[i] or constant[j]:
+            flat.append((i, j))
+            st.append(0.0)
+            pv.append(1.0)
+        elif method == "spearman":
             r = stats.spearmanr(p[:, i], p[:, j])
             st.append(float(r.statistic))
             pv.append(float(r.pvalue))
@@ -166,7 +184,18 @@ def pit_independence_test(
             r = stats.chi2_contingency(table, correction=False)
             st.append(float(r.statistic))
             pv.append(float(r.pvalue))
-    st_arr, pv_arr = np.array(st), np.nan_to_num(np.array(pv), nan=1.0)
+    if flat:
+        cols = sorted({int(k) for k in np.flatnonzero(constant)})
+        warnings.warn(
+            f"pit_independence_test: column(s) {cols} of `pit_values` are constant; the pair(s) "
+            f"{flat} carry no information on dependence (statistic 0, p-value 1).",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
+    st_arr, pv_arr = np.array(st), np.array(pv)
+    # a non-finite statistic never decides: its pair counts as showing no dependence
+    bad = ~np.isfinite(st_arr) | ~np.isfinite(pv_arr)
+    st_arr, pv_arr = np.where(bad, 0.0, st_arr), np.where(bad, 1.0, pv_arr)
     stat = float(np.max(np.abs(st_arr))) if method != "chi2" else float(st_arr.max())
     return IndependenceResult(
         statistic=stat,
@@ -177,6 +206,7 @@ def pit_independence_test(
         pairs=pair_list,
         method=method,
         n=n,
+        degenerate=bool(flat) or bool(bad.any()),
     )
 
 
