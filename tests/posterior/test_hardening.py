@@ -170,3 +170,24 @@ def test_pit_independence_constant_column_is_degenerate(method):
 def test_pit_independence_regular_not_degenerate():
     res = pit_independence_test(np.random.default_rng(0).uniform(size=(200, 3)))
     assert res.degenerate is False
+
+
+# ------------------------------------------------------------------------- plots: wrong result
+@pytest.mark.parametrize(
+    ("plot", "expected"),
+    [
+        ("plot_global_pp", "GlobalCoverageResult"),
+        ("plot_global_histograms", "GlobalCoverageResult"),
+        ("plot_local_pp", "LocalCoverageResult"),
+        ("plot_local_statistics", "LocalCoverageResult"),
+    ],
+)
+def test_plots_refuse_wrong_result(plot, expected):
+    import modelcompare.posterior as post
+
+    func = getattr(post, plot)
+    other = pit_independence_test(np.random.default_rng(0).uniform(size=(50, 2)))
+    extra = (0,) if plot == "plot_local_pp" else ()
+    for bad in (None, np.zeros((5, 2)), other):
+        with pytest.raises(TypeError, match=rf"`result`.*{expected}"):
+            func(bad, *extra)
