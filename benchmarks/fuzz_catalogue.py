@@ -758,7 +758,7 @@ def _specs() -> list[Spec]:
         Spec(
             "pit",
             _flow_pairs,
-            {**_FLOW_ROLES, "batch_size": BATCH},
+            {**_FLOW_ROLES, "chunk_size": BATCH},
             widths=("theta",),
             rows=("theta", "x"),
         ),
