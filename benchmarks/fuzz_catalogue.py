@@ -286,7 +286,8 @@ VECTOR: list[Mutation] = [
 ]
 
 PVALUES = [
-    *VECTOR,
+    *(m for m in VECTOR if m[0] != "empty"),
+    ("empty", lambda v: np.asarray(v)[:0], False),  # no p-values to adjust
     ("above_one", lambda v: _with(v, 1.5), True),
     ("negative", lambda v: _with(v, -0.5), True),
 ]
@@ -416,7 +417,7 @@ class Case:
 
 
 @dataclasses.dataclass(frozen=True)
-class Spec:
+class Entry:
     """A public function, a small valid call, and the role of each argument."""
 
     name: str
@@ -512,11 +513,11 @@ _MLP_CONTEXTS = {
 _FLOW_ROLES = {"flow": OBJECT, "theta": SAMPLES, "x": SAMPLES}
 
 
-def _specs() -> list[Spec]:
+def _entries() -> list[Entry]:
     pit_roles = {"pit_values": PIT, "x": SAMPLES, "x_eval": POINTS}
     return [
         # two-sample
-        Spec(
+        Entry(
             "c2st",
             lambda: {"x": _normal(), "y": _normal(seed=1), "classifier": "logistic", "seed": 0},
             {"x": SAMPLES, "y": SAMPLES, **_C2ST_OPTIONS},
@@ -536,7 +537,7 @@ def _specs() -> list[Spec]:
                 ),
             ),
         ),
-        Spec(
+        Entry(
             "c2st_many",
             lambda: {
                 "pairs": [(_normal(), _normal(seed=1))],
@@ -561,7 +562,7 @@ def _specs() -> list[Spec]:
             contexts=_MLP_CONTEXTS,
         ),
         # relative fit
-        Spec(
+        Entry(
             "rel_ume",
             lambda: {**_xyz(), "seed": 0},
             {"x": SAMPLES, "y": SAMPLES, "z": SAMPLES, **_UME_OPTIONS, "subsample": FLAG},
@@ -575,7 +576,7 @@ def _specs() -> list[Spec]:
                 ),
             ),
         ),
-        Spec(
+        Entry(
             "rel_fssd",
             lambda: {**_pqz(), "seed": 0},
             {"p": OBJECT, "q": OBJECT, "z": SAMPLES, **_UME_OPTIONS},
@@ -584,7 +585,7 @@ def _specs() -> list[Spec]:
                 ("p=q", _set(q=lambda: _density(0.0)), {"names": ("p", "q")}),
             ),
         ),
-        Spec(
+        Entry(
             "rel_mmd",
             lambda: {**_xyz(), "seed": 0},
             {
@@ -608,7 +609,7 @@ def _specs() -> list[Spec]:
                 ),
             ),
         ),
-        Spec(
+        Entry(
             "relative_kid",
             lambda: {**_xyz(), "seed": 0},
             {
@@ -622,7 +623,7 @@ def _specs() -> list[Spec]:
             widths=("x", "y", "z"),
             rows=("x", "y", "z"),
         ),
-        Spec(
+        Entry(
             "relative_fid",
             lambda: {**_xyz(), "n_resamples": 20, "seed": 0},
             {
@@ -635,31 +636,31 @@ def _specs() -> list[Spec]:
             },
             widths=("x", "y", "z"),
         ),
-        Spec(
+        Entry(
             "fid",
             lambda: {"x": _normal(), "z": _normal(seed=1)},
             {"x": SAMPLES, "z": SAMPLES, "method": CHOICE},
             widths=("x", "z"),
         ),
-        Spec(
+        Entry(
             "kid",
             lambda: {"x": _normal(), "z": _normal(seed=1), "n_subsets": 5, "subset_size": 20},
             {"x": SAMPLES, "z": SAMPLES, "n_subsets": SIZE, "subset_size": BATCH, "seed": SEED},
             widths=("x", "z"),
         ),
-        Spec(
+        Entry(
             "optimize_ume",
             lambda: {**_xyz(), "locations": 2, "seed": 0},
             {"x": SAMPLES, "y": SAMPLES, "z": SAMPLES, **_OPTIMIZE_OPTIONS, "subsample": FLAG},
             widths=("x", "y", "z"),
             rows=("x", "y", "z"),
         ),
-        Spec(
+        Entry(
             "optimize_fssd",
             lambda: {**_pqz(), "locations": 2, "seed": 0},
             {"p": OBJECT, "q": OBJECT, "z": SAMPLES, **_OPTIMIZE_OPTIONS},
         ),
-        Spec(
+        Entry(
             "power_criterion_map",
             lambda: {**_xyz(), "candidates": _normal(5, seed=7), "seed": 0},
             {
@@ -675,7 +676,7 @@ def _specs() -> list[Spec]:
             widths=("x", "y", "z", "candidates"),
             rows=("x", "y", "z"),
         ),
-        Spec(
+        Entry(
             "select_locations",
             lambda: {**_xyz(), "candidates": _normal(8, seed=7), "n_locations": 1, "seed": 0},
             {
@@ -692,7 +693,7 @@ def _specs() -> list[Spec]:
             widths=("x", "y", "z", "candidates"),
             rows=("x", "y", "z"),
         ),
-        Spec(
+        Entry(
             "fssd_power_criterion_map",
             lambda: {**_pqz(), "candidates": _normal(5, seed=7), "seed": 0},
             {
@@ -706,27 +707,27 @@ def _specs() -> list[Spec]:
             },
             widths=("z", "candidates"),
         ),
-        Spec(
+        Entry(
             "plot_power_criterion_map",
             lambda: {"result_or_map": _result("map")},
             {"result_or_map": RESULT},
         ),
         # posterior
-        Spec(
+        Entry(
             "sbc",
             lambda: {**_flow_pairs(), "n_posterior_samples": 20, "seed": 0},
             {**_FLOW_ROLES, "n_posterior_samples": SIZE, "method": CHOICE, "seed": SEED},
             widths=("theta",),
             rows=("theta", "x"),
         ),
-        Spec(
+        Entry(
             "sbc_ranks",
             lambda: {**_flow_pairs(), "n_posterior_samples": 20, "seed": 0},
             {**_FLOW_ROLES, "n_posterior_samples": SIZE, "seed": SEED},
             widths=("theta",),
             rows=("theta", "x"),
         ),
-        Spec(
+        Entry(
             "sbc_test",
             lambda: {
                 "ranks": np.random.default_rng(0).integers(0, 21, size=(150, 2)),
@@ -741,7 +742,7 @@ def _specs() -> list[Spec]:
                 "seed": SEED,
             },
         ),
-        Spec(
+        Entry(
             "tarp",
             lambda: {**_flow_pairs(), "n_posterior_samples": 20, "seed": 0},
             {
@@ -755,26 +756,26 @@ def _specs() -> list[Spec]:
             widths=("theta",),
             rows=("theta", "x"),
         ),
-        Spec(
+        Entry(
             "pit",
             _flow_pairs,
             {**_FLOW_ROLES, "chunk_size": BATCH},
             widths=("theta",),
             rows=("theta", "x"),
         ),
-        Spec(
+        Entry(
             "check_flow",
             lambda: _flow_pairs(20),
             {**_FLOW_ROLES, "atol": POSITIVE},
             widths=("theta",),
             rows=("theta", "x"),
         ),
-        Spec(
+        Entry(
             "as_flow",
             lambda: {"obj": _model().exact_flow()},
             {"obj": OBJECT},
         ),
-        Spec(
+        Entry(
             "lc2st_nf",
             lambda: {
                 **_flow_pairs(),
@@ -797,7 +798,7 @@ def _specs() -> list[Spec]:
             widths=("x", "x_eval"),
             rows=("theta", "x"),
         ),
-        Spec(
+        Entry(
             "global_coverage_test",
             lambda: {"pit_values": _uniform(), "n_resamples": 50, "seed": 0},
             {
@@ -811,7 +812,7 @@ def _specs() -> list[Spec]:
                 "seed": SEED,
             },
         ),
-        Spec(
+        Entry(
             "pit_independence_test",
             lambda: {"pit_values": _uniform()},
             {
@@ -821,7 +822,7 @@ def _specs() -> list[Spec]:
                 "pairs": _opts(("out_of_range", [(0, 5)], True), ("str", "pairs", True)),
             },
         ),
-        Spec(
+        Entry(
             "local_coverage_test",
             _pit_call,
             {
@@ -841,7 +842,7 @@ def _specs() -> list[Spec]:
             widths=("x", "x_eval"),
             rows=("pit_values", "x"),
         ),
-        Spec(
+        Entry(
             "local_independence_test",
             _pit_call,
             {
@@ -856,7 +857,7 @@ def _specs() -> list[Spec]:
             widths=("x", "x_eval"),
             rows=("pit_values", "x"),
         ),
-        Spec(
+        Entry(
             "fit_null_regressors",
             lambda: {"x": _normal(120), "levels": 9, "regressor": "knn", "n_resamples": 5},
             {
@@ -868,7 +869,7 @@ def _specs() -> list[Spec]:
                 "n_jobs": JOBS,
             },
         ),
-        Spec(
+        Entry(
             "validate_posterior",
             lambda: {
                 **_flow_pairs(),
@@ -917,33 +918,33 @@ def _specs() -> list[Spec]:
                 "classifier": {"checks": ["c2st"], "reference": [(np.zeros(2), _normal(30))]},
             },
         ),
-        Spec(
+        Entry(
             "plot_sbc",
             lambda: {"result": _result("sbc")},
             {"result": RESULT, "kind": CHOICE, "confidence_level": LEVEL},
         ),
-        Spec("plot_tarp", lambda: {"result": _result("tarp")}, {"result": RESULT}),
-        Spec(
+        Entry("plot_tarp", lambda: {"result": _result("tarp")}, {"result": RESULT}),
+        Entry(
             "plot_pit_correlations",
             lambda: {"result": _result("independence")},
             {"result": RESULT, "labels": _opts(("wrong_length", ["a"], True))},
         ),
-        Spec(
+        Entry(
             "plot_global_histograms",
             lambda: {"result": _result("global")},
             {"result": RESULT},
         ),
-        Spec(
+        Entry(
             "plot_global_pp",
             lambda: {"result": _result("global")},
             {"result": RESULT, "band": CHOICE},
         ),
-        Spec(
+        Entry(
             "plot_local_pp",
             lambda: {"result": _result("local"), "index": 0},
             {"result": RESULT, "index": _opts(("out_of_range", 5, True), ("str", "0", True))},
         ),
-        Spec(
+        Entry(
             "plot_local_statistics",
             lambda: {"result": _result("local")},
             {
@@ -953,7 +954,7 @@ def _specs() -> list[Spec]:
             },
         ),
         # categorical
-        Spec(
+        Entry(
             "closeness_test",
             lambda: {
                 "p_binned": np.full(4, 0.25),
@@ -981,7 +982,7 @@ def _specs() -> list[Spec]:
                 ),
             ),
         ),
-        Spec(
+        Entry(
             "two_sample_closeness_test",
             lambda: {
                 "reference_counts": np.array([24, 26, 25, 25]),
@@ -1006,7 +1007,7 @@ def _specs() -> list[Spec]:
                 ),
             ),
         ),
-        Spec(
+        Entry(
             "granularity",
             lambda: {"p": _stairs(), "samples": _cat_samples(), "seed": 0},
             {
@@ -1036,17 +1037,17 @@ def _specs() -> list[Spec]:
                 ),
             ),
         ),
-        Spec(
+        Entry(
             "adaptive_binning",
             lambda: {"p": _stairs(), "samples": _cat_samples(), "k": 3, "seed": 0},
             {"p": OBJECT, "samples": CATEGORICAL, "k": SIZE, "seed": SEED},
         ),
-        Spec(
+        Entry(
             "random_binning",
             lambda: {"p": _stairs(), "k": 3, "seed": 0},
             {"p": OBJECT, "k": SIZE, "seed": SEED},
         ),
-        Spec(
+        Entry(
             "perturb",
             lambda: {"p": _stairs(), "tv": 0.05, "seed": 0},
             {
@@ -1058,7 +1059,7 @@ def _specs() -> list[Spec]:
                 "seed": SEED,
             },
         ),
-        Spec(
+        Entry(
             "stair_distribution",
             lambda: {"n_categories": 4, "length": 4, "n_stairs": 2},
             {
@@ -1070,13 +1071,13 @@ def _specs() -> list[Spec]:
                 "positive_fraction": CLOSED,
             },
         ),
-        Spec(
+        Entry(
             "plot_granularity",
             lambda: {"result": _result("granularity")},
             {"result": RESULT},
         ),
         # cross-validated comparison
-        Spec(
+        Entry(
             "corrected_ttest",
             lambda: dict(zip(("scores_a", "scores_b"), _scores()), n_train=90, n_test=10),
             {
@@ -1101,7 +1102,7 @@ def _specs() -> list[Spec]:
                 ),
             ),
         ),
-        Spec(
+        Entry(
             "bayesian_ttest",
             lambda: dict(zip(("scores_a", "scores_b"), _scores()), n_train=90, n_test=10),
             {
@@ -1121,7 +1122,7 @@ def _specs() -> list[Spec]:
                 ),
             ),
         ),
-        Spec(
+        Entry(
             "bayesian_signed_rank",
             lambda: dict(zip(("scores_a", "scores_b"), _scores()), n_draws=2000, seed=0),
             {
@@ -1134,7 +1135,7 @@ def _specs() -> list[Spec]:
             },
             rows=("scores_a", "scores_b"),
         ),
-        Spec(
+        Entry(
             "friedman_test",
             lambda: {"scores": _score_table()},
             {
@@ -1143,7 +1144,7 @@ def _specs() -> list[Spec]:
                 "greater_is_better": FLAG,
             },
         ),
-        Spec(
+        Entry(
             "nemenyi_test",
             lambda: {"scores": _score_table()},
             {
@@ -1153,7 +1154,7 @@ def _specs() -> list[Spec]:
                 "alpha": LEVEL,
             },
         ),
-        Spec(
+        Entry(
             "wilcoxon_holm",
             lambda: {"scores": _score_table()},
             {
@@ -1164,12 +1165,12 @@ def _specs() -> list[Spec]:
                 "zero_method": CHOICE,
             },
         ),
-        Spec(
+        Entry(
             "adjust_pvalues",
             lambda: {"pvalues": np.array([0.01, 0.04, 0.03])},
             {"pvalues": PVALUES, "correction": CHOICE},
         ),
-        Spec(
+        Entry(
             "compare_models",
             lambda: {
                 "results": dict(zip("ab", _scores(20, shift=0.05))),
@@ -1197,7 +1198,7 @@ def _specs() -> list[Spec]:
                 "nan_policy": CHOICE,
             },
         ),
-        Spec(
+        Entry(
             "scores_from_cv_results",
             lambda: {
                 "cv_results": {
@@ -1222,7 +1223,7 @@ def _specs() -> list[Spec]:
                 "scoring": _opts(("missing", "recall", True), ("int", 3, True)),
             },
         ),
-        Spec(
+        Entry(
             "split_sizes",
             lambda: {"cv": _kfold(), "n_samples": 100},
             {
@@ -1237,12 +1238,12 @@ def _specs() -> list[Spec]:
                 "classifier": FLAG,
             },
         ),
-        Spec(
+        Entry(
             "plot_critical_difference",
             lambda: {"result": _result("nemenyi")},
             {"result": RESULT, "alpha": LEVEL},
         ),
-        Spec(
+        Entry(
             "plot_posterior",
             lambda: {"result": _result("bayes")},
             {
@@ -1251,7 +1252,7 @@ def _specs() -> list[Spec]:
             },
         ),
         # experiments
-        Spec(
+        Entry(
             "power_study",
             lambda: {
                 "test": _ttest,
@@ -1273,7 +1274,7 @@ def _specs() -> list[Spec]:
                 "ci_method": CHOICE,
             },
         ),
-        Spec(
+        Entry(
             "run_many",
             lambda: {"fn": _square, "configs": [{"v": 1.0}, {"v": 2.0}], "seed": 0},
             {
@@ -1289,7 +1290,7 @@ def _specs() -> list[Spec]:
                 "progress": FLAG,
             },
         ),
-        Spec(
+        Entry(
             "run_sweep",
             lambda: {
                 "fn": _square,
@@ -1319,19 +1320,19 @@ def _specs() -> list[Spec]:
     ]
 
 
-def _mutate(spec: Spec, name: str, mutation: Mutation) -> Callable[[], dict[str, Any]]:
+def _mutate(entry: Entry, name: str, mutation: Mutation) -> Callable[[], dict[str, Any]]:
     _label, change, _fail = mutation
-    context = spec.contexts.get(name, {})
+    context = entry.contexts.get(name, {})
 
     def build() -> dict[str, Any]:
-        kw = {**spec.base(), **context}
+        kw = {**entry.base(), **context}
         return {**kw, name: change(kw.get(name))}
 
     return build
 
 
-def _extra(spec: Spec, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[], Any]:
-    return lambda: change(spec.base())
+def _extra(entry: Entry, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[], Any]:
+    return lambda: change(entry.base())
 
 
 _FEW_ROWS = {"one_row", "two_rows", "1d", "one", "empty"}
@@ -1342,38 +1343,38 @@ def catalogue() -> list[Case]:
     import modelcompare as mc
 
     cases: list[Case] = []
-    for spec in _specs():
-        parameters = inspect.signature(getattr(mc, spec.name)).parameters
-        unknown = set(spec.roles) - set(parameters)
+    for entry in _entries():
+        parameters = inspect.signature(getattr(mc, entry.name)).parameters
+        unknown = set(entry.roles) - set(parameters)
         if unknown:
-            msg = f"{spec.name} has no arguments {sorted(unknown)}"
+            msg = f"{entry.name} has no arguments {sorted(unknown)}"
             raise AssertionError(msg)
-        for name, mutations in spec.roles.items():
+        for name, mutations in entry.roles.items():
             for mutation in mutations:
                 label, _change, fail = mutation
                 if label == "none" and parameters[name].default is None:
                     fail = False  # None is the default
-                names = (name, *spec.bounded) if label in _FEW_ROWS else (name,)
+                names = (name, *entry.bounded) if label in _FEW_ROWS else (name,)
                 cases.append(
-                    Case(spec.name, f"{name}={label}", _mutate(spec, name, mutation), names, fail)
+                    Case(entry.name, f"{name}={label}", _mutate(entry, name, mutation), names, fail)
                 )
-        if len(spec.widths) > 1:
-            last = spec.widths[-1]
+        if len(entry.widths) > 1:
+            last = entry.widths[-1]
             cases.append(
-                Case(spec.name, f"{last}_width", _extra(spec, _wider(last)), spec.widths, True)
+                Case(entry.name, f"{last}_width", _extra(entry, _wider(last)), entry.widths, True)
             )
-        if len(spec.rows) > 1:
-            last = spec.rows[-1]
+        if len(entry.rows) > 1:
+            last = entry.rows[-1]
             cases.append(
-                Case(spec.name, f"{last}_rows", _extra(spec, _shorter(last)), spec.rows, True)
+                Case(entry.name, f"{last}_rows", _extra(entry, _shorter(last)), entry.rows, True)
             )
-        for label, change, options in spec.extras:
-            cases.append(Case(spec.name, label, _extra(spec, change), **options))
+        for label, change, options in entry.extras:
+            cases.append(Case(entry.name, label, _extra(entry, change), **options))
     return cases
 
 
-def specs_by_name() -> dict[str, Spec]:
-    return {spec.name: spec for spec in _specs()}
+def entries_by_name() -> dict[str, Entry]:
+    return {entry.name: entry for entry in _entries()}
 
 
 # Escapes the library does not handle yet (case id -> what happens), written by --update-known;

@@ -22,10 +22,10 @@ import pytest
 import modelcompare as mc
 
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "fuzz_catalogue.py"
-_spec = importlib.util.spec_from_file_location("fuzz_catalogue", _PATH)
-fuzz = importlib.util.module_from_spec(_spec)
+_module_spec = importlib.util.spec_from_file_location("fuzz_catalogue", _PATH)
+fuzz = importlib.util.module_from_spec(_module_spec)
 sys.modules.setdefault("fuzz_catalogue", fuzz)
-_spec.loader.exec_module(fuzz)
+_module_spec.loader.exec_module(fuzz)
 
 MAX_MEMORY = "1G"  # the library's guard, below what any test process may use
 QUICK_TIMEOUT = 10.0

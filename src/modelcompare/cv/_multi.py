@@ -16,6 +16,7 @@ import numpy as np
 from scipy import stats
 
 from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import (
     TestResult,
     ThresholdResult,
@@ -671,6 +672,7 @@ def bayesian_signed_rank(
     lo, hi = check_rope(rope)
     prior = check_positive(prior, "prior")
     n_draws = check_int(n_draws, "n_draws", low=1)
+    check_memory(estimate_array_bytes((n_draws, 3)), "the posterior draws", "n_draws")
     rng, seed_used = check_seed(seed)
     diff = paired_differences(scores_a, scores_b, names=("scores_a", "scores_b"))
     concentration = np.concatenate(([prior], np.ones(diff.n)))

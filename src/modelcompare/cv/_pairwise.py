@@ -10,7 +10,7 @@ import numpy as np
 
 from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.results import TestResult, result_class
-from modelcompare._foundation.validation import check_choice
+from modelcompare._foundation.validation import check_choice, check_vector
 from modelcompare.cv._bayes import check_rope, posterior_probs
 from modelcompare.cv._core import (
     ALTERNATIVES,
@@ -82,8 +82,8 @@ def adjust_pvalues(pvalues: Any, correction: str | None = "holm") -> np.ndarray:
     [0.03, 0.12, 0.09]
     """
     check_correction(correction)
-    p = np.asarray(pvalues, dtype=float).reshape(-1)
-    if np.isnan(p).any() or (p < 0).any() or (p > 1).any():
+    p = check_vector(pvalues, "pvalues", min_size=0)
+    if (p < 0).any() or (p > 1).any():
         msg = "`pvalues` must lie in [0, 1]."
         raise ValueError(msg)
     m = p.shape[0]
@@ -348,7 +348,8 @@ def compare_models(
             "; ..." if len(cells) > 5 else ""
         )
         msg = (
-            f"NaN scores (failed fits?) at {shown}; fix the fits or pass nan_policy='omit' to drop "
+            f"NaN scores (failed fits?) in `results` at {shown}; fix the fits or pass "
+            "nan_policy='omit' to drop "
             "those splits pairwise."
         )
         raise ValueError(msg)

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from modelcompare._foundation.errors import ModelCompareWarning
+from modelcompare._foundation.resources import check_memory
 from modelcompare._foundation.results import Result, result_class
 from modelcompare._foundation.seeds import SeedLike
 from modelcompare._foundation.task_seeds import config_key
@@ -23,6 +24,7 @@ from modelcompare.experiments._sweep import run_sweep
 __all__ = ["PowerStudyResult", "power_study"]
 
 CI_METHODS = {"clopper-pearson": "exact", "wilson": "wilson"}
+_TASK_BYTES = 1024  # a generous estimate of one trial's config, seed and result row
 
 
 @result_class
@@ -279,6 +281,8 @@ def power_study(
     if len(set(setting_keys)) != len(setting_keys):
         msg = "`settings` holds the same setting twice."
         raise ValueError(msg)
+    # one task record (a small dict and its result row) per trial and setting
+    check_memory(len(setting_list) * n_trials * _TASK_BYTES, "the trial list", "n_trials")
     configs = [{**s, "trial": t} for s in setting_list for t in range(n_trials)]
     fn = functools.partial(_power_trial, test, simulate)
     if out is None:
