@@ -17,6 +17,7 @@ runs such work inside :func:`thread_limits`:
 
 from __future__ import annotations
 
+import contextvars
 import os
 import sys
 from collections.abc import Iterator
@@ -124,6 +125,11 @@ def _limit_torch(stack: ExitStack, n_threads: int, exact: bool) -> None:
         stack.callback(torch.set_num_threads, previous)
 
 
+_ACTIVE: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "modelcompare_thread_limit", default=None
+)
+
+
 @contextmanager
 def thread_limits(n_threads: int | None = None, *, n_jobs: int | None = None) -> Iterator[int]:
     """Limit BLAS, OpenMP and torch threads inside the block; restore the caller's on exit.
@@ -156,10 +162,19 @@ def thread_limits(n_threads: int | None = None, *, n_jobs: int | None = None) ->
         n = inner_threads(n_jobs)
         # The built-in default only caps; MODELCOMPARE_NUM_THREADS and parallel runs set exactly.
         exact = _env_threads() is not None or n == 1
-    with ExitStack() as stack:
-        _limit_pools(stack, n, exact)
-        _limit_torch(stack, n, exact)
+    if exact and _ACTIVE.get() == n:
+        # Already inside the same limit (a whole test around its per-fit calls): threadpoolctl's
+        # library scan costs milliseconds per call, so nested blocks reuse the outer limit.
         yield n
+        return
+    token = _ACTIVE.set(n if exact else None)
+    try:
+        with ExitStack() as stack:
+            _limit_pools(stack, n, exact)
+            _limit_torch(stack, n, exact)
+            yield n
+    finally:
+        _ACTIVE.reset(token)
 
 
 def limit_threads() -> Any:

@@ -133,8 +133,11 @@ def lc2st_statistics(
     >>> rng = np.random.default_rng(0)
     >>> xs = rng.standard_normal((200, 2))
     >>> z = rng.standard_normal((200, 2))  # an exact flow's latent
-    >>> fits = lc2st_statistics(z, xs, rng.standard_normal((50, 2)), np.zeros((1, 2)),
-    ...                         null_rngs=rng.spawn(4), obs_rng=rng, hidden=(16,), max_epochs=20)
+    >>> import warnings
+    >>> with warnings.catch_warnings():  # 20 epochs are too few to stop early; fine for shapes
+    ...     warnings.simplefilter("ignore")
+    ...     fits = lc2st_statistics(z, xs, rng.standard_normal((50, 2)), np.zeros((1, 2)),
+    ...                             null_rngs=rng.spawn(4), obs_rng=rng, hidden=(16,), max_epochs=20)
     >>> fits.statistics.shape, fits.null_statistics.shape, fits.epochs.shape
     ((1,), (4, 1), (5,))
     """
