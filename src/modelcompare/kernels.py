@@ -7,6 +7,7 @@ boundary with :func:`sigma2_from_bandwidth` and keep σ² inside formulas.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,7 +133,9 @@ class PolynomialKernel:
         return gram**self.degree
 
 
-def meddistance(x: np.ndarray, *, subsample: int = 1000, seed: SeedLike = None) -> float:
+def meddistance(
+    x: np.ndarray, *, subsample: int = 1000, seed: SeedLike = None, names: Sequence[str] = ()
+) -> float:
     """Median pairwise Euclidean distance (kgof's ``meddistance``), with a mean fallback.
 
     Parameters
@@ -143,6 +146,8 @@ def meddistance(x: np.ndarray, *, subsample: int = 1000, seed: SeedLike = None) 
         At most this many rows, drawn without replacement with ``seed``, enter the computation.
     seed : int, Generator or None
         Random source for the subsample (kgof fixes its own seed; we use the caller's).
+    names : sequence of str
+        The arguments ``x`` was pooled from, named in the error message when distances overflow.
 
     Returns
     -------
@@ -169,8 +174,9 @@ def meddistance(x: np.ndarray, *, subsample: int = 1000, seed: SeedLike = None) 
     iu = np.tril_indices(x.shape[0], k=-1)
     dist = np.sqrt(d2[iu])
     if not np.isfinite(dist).all():
+        of = ", ".join(f"`{n}`" for n in names) if names else "the data"
         msg = (
-            "the pairwise distances of the data overflow float64 (largest |value| "
+            f"the pairwise distances of {of} overflow float64 (largest |value| "
             f"{float(np.max(np.abs(x))):.3g}), so the median-heuristic width is undefined; "
             "standardise the data."
         )

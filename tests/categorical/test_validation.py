@@ -197,7 +197,7 @@ def test_from_table_refuses_bad_values(table, stairs, error, message):
 @pytest.mark.parametrize(
     ("rows", "error", "message"),
     [
-        (np.zeros((3, 6), dtype=complex), TypeError, "integer category codes"),
+        (np.zeros((3, 6), dtype=complex), TypeError, "complex values"),
         (np.full((3, 6), np.nan), ValueError, "NaN or inf"),
         (np.full((3, 6), 0.5), ValueError, "non-integer"),
         (np.zeros((0, 6), dtype=int), ValueError, "at least"),

@@ -138,3 +138,14 @@ def test_coverage_usage_error_exit_2(files):
         app, ["coverage", str(d / "pit.npy"), str(d / "x.npy"), "--regressor", "forest"]
     )
     assert res.exit_code == 2
+
+
+def test_coverage_huge_level_grid_is_refused_before_allocating(files, monkeypatch):
+    d, _, _ = files
+    monkeypatch.setenv("MODELCOMPARE_MAX_MEMORY", "64M")
+    res = CliRunner().invoke(
+        app, ["coverage", str(d / "pit.npy"), str(d / "x.npy"), "--n-levels", "1000000"]
+    )
+    assert res.exit_code == 2
+    assert "--n-levels" in res.stderr
+    assert "MODELCOMPARE_MAX_MEMORY" in res.stderr

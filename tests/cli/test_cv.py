@@ -147,3 +147,37 @@ def test_bad_input_exit_codes(runner, tmp_path):
     out = runner.invoke(app, ["cv", EXAMPLE_CSV, "--n-train", "9", "--n-test", "10"])
     assert out.exit_code == 0
     assert "swapped" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--rope", "nan"), ("--rope", "inf"), ("--alpha", "nan"), ("--n-train", "inf")],
+)
+def test_non_finite_options_are_usage_errors(runner, option, value):
+    args = ["cv", EXAMPLE_CSV, "--n-train", "90", "--n-test", "10", option, value]
+    out = runner.invoke(app, args)
+    assert out.exit_code == 2
+    lines = out.output.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"Error: Invalid value for '{option}'")
+
+
+def test_npy_score_matrix(runner, tmp_path):
+    frame = pd.read_csv(EXAMPLE_CSV, index_col=0)
+    np.save(tmp_path / "scores.npy", frame.to_numpy())
+    out = runner.invoke(
+        app, ["cv", str(tmp_path / "scores.npy"), "--n-train", "90", "--n-test", "10", "--json"]
+    )
+    assert out.exit_code == 0, out.output
+    payload = json.loads(out.stdout)
+    ref = json.loads(
+        runner.invoke(
+            app, ["cv", EXAMPLE_CSV, "--n-train", "90", "--n-test", "10", "--json"]
+        ).stdout
+    )
+    assert [p["t"] for p in payload["pairs"]] == [p["t"] for p in ref["pairs"]]
+    assert payload["models"][0].startswith("model_")
+    np.save(tmp_path / "cube.npy", np.zeros((2, 2, 2)))
+    out = runner.invoke(app, ["cv", str(tmp_path / "cube.npy"), "--n-train", "9", "--n-test", "1"])
+    assert out.exit_code == 3
+    assert "2-D" in out.stderr

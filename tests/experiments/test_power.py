@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from modelcompare import c2st, power_study
+from modelcompare._foundation.errors import ModelCompareWarning
 
 
 def normal_mean(n, shift, seed):
@@ -129,9 +130,10 @@ def test_failed_trials_are_counted_not_fatal():
     row = res.table.iloc[0]
     assert row["n_failed"] + row["n_trials"] == 30
     assert row["n_failed"] == int(res.pvalues["error"].notna().sum()) > 0
-    bad = power_study(
-        lambda seed: float("nan"), lambda seed: (), n_trials=3, seed=0, progress=False
-    )
+    with pytest.warns(ModelCompareWarning, match=r"every trial failed \(3 of 3\).*invalid p-value"):
+        bad = power_study(
+            lambda seed: float("nan"), lambda seed: (), n_trials=3, seed=0, progress=False
+        )
     assert bad.table["n_failed"].iloc[0] == 3
     assert np.isnan(bad.power[0])
     assert "invalid p-value" in bad.pvalues["error"].iloc[0]
@@ -157,8 +159,35 @@ def test_power_study_resumable(tmp_path):
         ({"n_trials": 2, "settings": [{"trial": 1}]}, ValueError, "trial"),
         ({"n_trials": 2, "settings": [{"n": 1}, {"n": 1}]}, ValueError, "twice"),
         ({"n_trials": 2, "settings": "n=3"}, TypeError, "settings"),
+        ({"n_trials": 2, "settings": {"shift": []}}, ValueError, "settings.*'shift'"),
+        ({"n_trials": 2, "settings": {"n": [10], "shift": []}}, ValueError, "settings"),
+        ({"n_trials": 2, "settings": []}, ValueError, "settings"),
+        ({"n_trials": 2, "settings": [{"n": 10, 1: 2}]}, TypeError, r"settings\[0\]"),
+        ({"n_trials": 2, "settings": {"n": [10], 1: [2]}}, TypeError, "settings"),
+        ({"n_trials": 2, "alpha": float("nan")}, ValueError, "alpha"),
+        ({"n_trials": 2, "alpha": [0.05, float("nan")]}, ValueError, "alpha"),
+        ({"n_trials": 2, "alpha": True}, TypeError, "alpha"),
+        ({"n_trials": 2, "n_jobs": 0}, ValueError, "n_jobs"),
+        ({"n_trials": 2, "n_jobs": True}, TypeError, "n_jobs"),
+        ({"n_trials": 2, "n_jobs": 2.0}, TypeError, "n_jobs"),
+        ({"n_trials": 2, "progress": "x"}, TypeError, "progress"),
     ],
 )
 def test_power_study_bad_arguments(kwargs, exc, match):
     with pytest.raises(exc, match=match):
         power_study(ttest, normal_mean, seed=0, progress=False, **kwargs)
+
+
+def test_settings_where_every_trial_fails_are_flagged():
+    def fragile(x, seed):
+        if x.size < 5:
+            msg = "too few draws"
+            raise ValueError(msg)
+        return stats.ttest_1samp(x, 0.0)
+
+    kw = {"n_trials": 4, "settings": {"n": [3, 20], "shift": [0.0]}, "seed": 0, "progress": False}
+    with pytest.warns(ModelCompareWarning, match=r"1 of 2 settings.*too few draws"):
+        res = power_study(fragile, normal_mean, **kw)
+    assert np.isnan(res.power[0])
+    assert res.table["n_failed"].tolist() == [4, 0]
+    assert np.isfinite(res.power[1])

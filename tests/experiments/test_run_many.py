@@ -161,6 +161,7 @@ def test_library_is_silent_by_default(capsys, tmp_path):
         ([{"v": 1}, 3], TypeError, r"configs\[1\]"),
         ([{"v": 1}, {"v": 1}], ValueError, "same task.*replicate"),
         ([{"v": 1, "seed": 3}], ValueError, "child seed"),
+        ([{"v": 1, 2: 3}], TypeError, r"configs\[0\].*non-string key"),
     ],
 )
 def test_run_many_bad_configs(configs, exc, match):
@@ -179,3 +180,31 @@ def test_run_many_list_values_become_json_cells():
     table = run_many(lambda h, seed: {"out": [1, 2]}, [{"h": [10, 10]}], seed=0, progress=False)
     assert json.loads(table.loc[0, "h"]) == [10, 10]
     assert json.loads(table.loc[0, "out"]) == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"n_jobs": 0}, ValueError, "`n_jobs`.*non-zero"),
+        ({"n_jobs": True}, TypeError, "`n_jobs`"),
+        ({"n_jobs": 1.5}, TypeError, "`n_jobs`"),
+        ({"n_jobs": "2"}, TypeError, "`n_jobs`"),
+        ({"progress": "x"}, TypeError, "`progress`"),
+        ({"progress": 1}, TypeError, "`progress`"),
+    ],
+)
+def test_run_many_bad_options_name_the_argument(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        run_many(draw_task, [{"v": 1}], seed=0, **kwargs)
+
+
+def test_run_many_accepts_numpy_ints_and_negative_n_jobs():
+    for n_jobs in (np.int64(1), -1):
+        table = run_many(draw_task, [{"v": 1}], seed=0, n_jobs=n_jobs)
+        assert table["error"].isna().all()
+
+
+def test_fresh_base_seed_fits_in_int64():
+    table = run_many(draw_task, [{"v": 1}])
+    assert 0 <= table.attrs["seed_used"] < 2**63
+    assert table["base_seed"].dtype == np.int64

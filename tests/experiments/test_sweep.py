@@ -104,6 +104,39 @@ def test_sweep_refuses_other_seed_and_bad_out(tmp_path):
         run_sweep(draw_task, CONFIGS, out=tmp_path / "res.txt", seed=1, progress=False)
 
 
+def test_sweep_without_seed_writes_parquet(tmp_path):
+    pytest.importorskip("pyarrow")
+    out = tmp_path / "fresh.parquet"
+    table = run_sweep(draw_task, CONFIGS[:2], out=out)
+    on_disk = pd.read_parquet(out)
+    assert on_disk["base_seed"].tolist() == [table.attrs["seed_used"]] * 2
+    assert 0 <= table.attrs["seed_used"] < 2**63
+
+
+def test_sweep_parquet_with_ints_beyond_int64(tmp_path):
+    pytest.importorskip("pyarrow")
+    out = tmp_path / "huge.parquet"
+    table = run_sweep(draw_task, CONFIGS[:1], out=out, seed=2**100)
+    assert table.attrs["seed_used"] == 2**100
+    assert pd.read_parquet(out)["base_seed"].tolist() == [str(2**100)]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"retry_failed": "x"}, TypeError, "`retry_failed`"),
+        ({"retry_failed": None}, TypeError, "`retry_failed`"),
+        ({"progress": "no"}, TypeError, "`progress`"),
+        ({"n_jobs": 0}, ValueError, "`n_jobs`"),
+        ({"n_jobs": False}, TypeError, "`n_jobs`"),
+    ],
+)
+def test_sweep_bad_options_name_the_argument(tmp_path, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        run_sweep(draw_task, CONFIGS[:1], out=tmp_path / "r.csv", seed=0, **kwargs)
+    assert not (tmp_path / "r.csv").exists()
+
+
 # ---------------------------------------------------------------------------------------- configs
 
 
@@ -176,6 +209,8 @@ def test_config_expands_grid_and_each_task_equals_c2st(data_dir):
         (lambda c: c["tests"][0].update(replicates=0), "positive int"),
         (lambda c: c["data"].update(ref="nofile.npy"), r"data\.ref: no such file"),
         (lambda c: c["tests"][0].update(options={"n_folds": 3}), "both `options` and `grid`"),
+        (lambda c: c.update({1: "x", "zz": 2}), r"unknown top-level key\(s\) \[1, 'zz'\]"),
+        (lambda c: c["tests"][0].update({2: "x", "zz": 1}), r"unknown key\(s\) \[2, 'zz'\]"),
     ],
 )
 def test_invalid_configs_have_clear_messages(data_dir, mutate, match):
@@ -183,6 +218,15 @@ def test_invalid_configs_have_clear_messages(data_dir, mutate, match):
     mutate(config)
     with pytest.raises(ConfigError, match=match):
         sweep_tasks(config, data_dir)
+
+
+@pytest.mark.parametrize("n_jobs", [0, 1.5, True, float("inf"), "all"])
+def test_config_n_jobs_is_checked(data_dir, n_jobs):
+    config = base_config()
+    config["n_jobs"] = n_jobs
+    with pytest.raises(ConfigError, match="n_jobs: must be null or a non-zero int"):
+        run_config(config, out=data_dir / "r.csv", base_dir=data_dir)
+    assert not (data_dir / "r.csv").exists()
 
 
 def test_registry_is_one_line_per_test():

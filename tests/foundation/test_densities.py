@@ -71,7 +71,7 @@ def test_normalised_gaussians(rng):
 
 
 def test_rbm_marginal_sums_the_joint_over_hidden_states(rng):
-    # log p(x) from the spec's closed form equals log Σ_h exp(½xᵀBh + bᵀx + cᵀh − ½‖x‖²)
+    # log p(x) from its closed form (Liu et al. 2016, Gauss-Bernoulli RBM) equals log Σ_h exp(½xᵀBh + bᵀx + cᵀh − ½‖x‖²)
     rbm = _rbm(3)
     x = rng.normal(size=(4, 3))
     joint = []

@@ -185,7 +185,7 @@ def test_fit_predict_proba_checks_its_inputs():
     with pytest.raises(ValueError, match="n_jobs"):
         fit_predict_proba(x[None], y, x, seeds=[0], n_jobs=0)
     few = [0, 1, 2, 3, 30, 31, 32, 33]  # 8 rows: 10 % is one validation row
-    with pytest.raises(ValueError, match="too small|test_size"):
+    with pytest.raises(ValueError, match=r"too small|test_size"):
         fit_predict_proba(x[None, few], y[few], x, seeds=[0], validation_fraction=0.1)
 
 

@@ -43,7 +43,7 @@ def test_pit_equals_closed_form(model):
     chol = np.linalg.cholesky(model.posterior_cov)
     expected = ndtr(np.linalg.solve(chol, (theta - x @ model.posterior_mean_matrix.T).T).T)
     np.testing.assert_allclose(pit(flow, theta, x), expected, atol=1e-12)
-    np.testing.assert_allclose(pit(flow, theta, x, batch_size=7), expected, atol=1e-12)
+    np.testing.assert_allclose(pit(flow, theta, x, chunk_size=7), expected, atol=1e-12)
 
 
 def test_self_check_passes_and_catches_swapped_direction(model):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import sys
 from pathlib import Path
 
@@ -37,6 +38,31 @@ def _read_npz(path: Path, key: str | None) -> np.ndarray:
         return np.asarray(archive[key])
 
 
+_TABLE_SUFFIXES = (".csv", ".tsv", ".txt")
+_RAGGED = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def _one_line(text: str) -> str:
+    """Collapse a (possibly multi-line) parser message into one line."""
+    return " ".join(str(text).split())
+
+
+def _read_failed(spec: str, exc: Exception) -> DataError:
+    """A one-line DataError for a file a parser could not read, naming the line when known."""
+    ragged = _RAGGED.search(str(exc))
+    if type(exc).__name__ == "EmptyDataError":
+        msg = f"{spec}: the file is empty."
+    elif ragged:
+        expected, line, saw = ragged.groups()
+        msg = (
+            f"{spec}: line {line} has {saw} fields where the lines before have {expected}; every "
+            "row needs the same number of fields."
+        )
+    else:
+        msg = f"{spec}: could not read file ({type(exc).__name__}: {_one_line(exc)})."
+    return DataError(msg)
+
+
 def _looks_numeric(cells: list[str]) -> bool:
     try:
         [float(c) for c in cells if c.strip() != ""]
@@ -46,7 +72,40 @@ def _looks_numeric(cells: list[str]) -> bool:
 
 
 def read_table(spec: str, *, columns: list[str] | None = None):  # -> pandas.DataFrame
-    """Read a CSV/TSV (header auto-detected) or Parquet file into a pandas DataFrame."""
+    """Read a CSV/TSV (header auto-detected) or Parquet file into a pandas DataFrame.
+
+    Parameters
+    ----------
+    spec : str
+        A ``.csv``/``.txt`` (comma), ``.tsv`` (tab) or ``.parquet`` path, or ``-`` for CSV on
+        stdin. A first line of numbers is data (columns ``x0, x1, ...``); otherwise a header.
+    columns : list of str, optional
+        Keep only these columns, in this order.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    DataError
+        A missing, empty, ragged or unparsable file, an unsupported suffix, unknown columns, or a
+        table with no data rows. The message is one line naming the file (and the line of a
+        ragged row).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "scores.csv"
+    >>> _ = path.write_text("model,s0,s1\\nrbf,0.9,0.8\\nlinear,0.7,0.6\\n")
+    >>> read_table(str(path), columns=["s1"])["s1"].tolist()
+    [0.8, 0.6]
+    >>> _ = path.write_text("1,2\\n3,4,5\\n")
+    >>> read_table(str(path))
+    Traceback (most recent call last):
+    ...
+    modelcompare._foundation.io.DataError: ...: line 2 has 3 fields where the lines before have 2; every row needs the same number of fields.
+    """
     import pandas as pd
 
     if spec == "-":
@@ -62,9 +121,12 @@ def read_table(spec: str, *, columns: list[str] | None = None):  # -> pandas.Dat
         suffix = path.suffix.lower()
         source = path
         first = ""
-        if suffix in (".csv", ".tsv", ".txt"):
-            with path.open() as fh:
-                first = fh.readline()
+        if suffix in _TABLE_SUFFIXES:
+            try:
+                with path.open() as fh:
+                    first = fh.readline()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise _read_failed(spec, exc) from None
     try:
         if suffix == ".parquet":
             try:
@@ -81,14 +143,16 @@ def read_table(spec: str, *, columns: list[str] | None = None):  # -> pandas.Dat
                 frame.columns = [f"x{i}" for i in range(frame.shape[1])]
         else:
             msg = (
-                f"{spec}: unsupported file type {suffix!r} (use .npy, .npz, .csv, .tsv, .parquet)."
+                f"{spec}: unsupported file type {suffix!r} for a table (use .csv, .tsv, .parquet)."
             )
             raise DataError(msg)
     except DataError:
         raise
     except Exception as exc:  # noqa: BLE001 - pandas/pyarrow raise many types for bad files
-        msg = f"{spec}: could not read file ({type(exc).__name__}: {exc})."
-        raise DataError(msg) from None
+        raise _read_failed(spec, exc) from None
+    if frame.shape[0] == 0 or frame.shape[1] == 0:
+        msg = f"{spec}: the table has no data rows."
+        raise DataError(msg)
     if columns:
         missing = [c for c in columns if c not in frame.columns]
         if missing:
@@ -101,7 +165,33 @@ def read_table(spec: str, *, columns: list[str] | None = None):  # -> pandas.Dat
 def read_matrix(spec: str, *, columns: list[str] | None = None) -> np.ndarray:
     """Read a numeric sample matrix from ``.npy``, ``.npz[:key]``, ``.csv``/``.tsv``, ``.parquet`` or ``-``.
 
-    1-D arrays are read as one column. Non-numeric columns raise :class:`DataError`.
+    Parameters
+    ----------
+    spec : str
+        The file; ``archive.npz:key`` names one array of an archive (required when it holds
+        several). Tables are read by :func:`read_table`.
+    columns : list of str, optional
+        Columns of a table to keep.
+
+    Returns
+    -------
+    numpy.ndarray
+        A float64 array; a 1-D array becomes one column. NaN and inf are passed on (the library
+        refuses them with the argument's name).
+
+    Raises
+    ------
+    DataError
+        An unreadable file, non-numeric data, or an ``.npz`` key problem (one line).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import numpy as np
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "draws.npz"
+    >>> np.savez(path, ref=np.zeros((3, 2)), npe=np.ones(3))
+    >>> read_matrix(f"{path}:npe").shape
+    (3, 1)
     """
     path_str, key = _split_key(spec)
     suffix = Path(path_str).suffix.lower()
@@ -115,8 +205,7 @@ def read_matrix(spec: str, *, columns: list[str] | None = None) -> np.ndarray:
         except DataError:
             raise
         except Exception as exc:  # noqa: BLE001 - numpy raises many types for bad files
-            msg = f"{path_str}: could not read file ({type(exc).__name__}: {exc})."
-            raise DataError(msg) from None
+            raise _read_failed(path_str, exc) from None
     else:
         frame = read_table(spec, columns=columns)
         non_numeric = [c for c in frame.columns if frame[c].dtype.kind not in "biuf"]

@@ -2,7 +2,7 @@
 
 A task's child seed depends on the base seed and a *stable key* of the task (a hash of its config's
 canonical JSON), never on its position in a list. Results therefore do not change with ``n_jobs``,
-the joblib backend, the order of the configs, or a resumed run (conventions §3 and §7).
+the joblib backend, the order of the configs, or a resumed run.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ import numpy as np
 from scipy import stats
 
 from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import ThresholdResult, check_alpha, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import check_choice, check_int, check_positive
@@ -298,6 +299,18 @@ def _finalise(res: ClosenessResult) -> ClosenessResult:
 
 
 # ---------------------------------------------------------------------- known p
+def batch_count(mode: str, alpha: float) -> int:
+    """Number of batches K of the ``"paper"`` (⌊log₂ 1/α⌋) and ``"amplified"`` (⌈8 ln 1/α⌉) modes."""
+    if mode == "paper":
+        n_batches = math.floor(math.log2(1 / alpha))
+    else:
+        n_batches = math.ceil(8 * math.log(1 / alpha))
+    if n_batches < 1:
+        msg = f"`alpha` = {alpha}: mode 'paper' needs alpha <= 0.5 (K = floor(log2(1/alpha)) >= 1)."
+        raise ValueError(msg)
+    return n_batches
+
+
 def closeness_test(
     p_binned: Any,
     counts: Any,
@@ -395,16 +408,12 @@ def closeness_test(
     }
 
     if mode in ("paper", "amplified"):
-        n_batches = (
-            math.floor(math.log2(1 / alpha))
-            if mode == "paper"
-            else math.ceil(8 * math.log(1 / alpha))
-        )
-        if n_batches < 1:
-            msg = f"mode 'paper' needs alpha <= 0.5 (K = floor(log2(1/alpha)) >= 1); got {alpha}."
-            raise ValueError(msg)
+        n_batches = batch_count(mode, alpha)
         if m // n_batches < 2:
-            msg = f"mode {mode!r} needs at least 2 samples per batch ({n_batches} batches); got m={m}."
+            msg = (
+                f"`counts` hold m={m} samples; mode {mode!r} needs at least 2 samples per batch "
+                f"({n_batches} batches)."
+            )
             raise ValueError(msg)
         batches = _split_batches(n, n_batches, rng)
         t_b = np.atleast_1d(l2_statistic(p, batches))
@@ -457,6 +466,9 @@ def closeness_test(
             pvalue = float(stats.norm.sf((stat - eps0**2) / math.sqrt(var)))
     else:  # mc
         n_resamples = check_int(n_resamples, "n_resamples", low=1)
+        check_memory(
+            estimate_array_bytes((n_resamples, p.size), np.int64), "the null draws", "n_resamples"
+        )
         null = np.atleast_1d(l2_statistic(p, rng.multinomial(m, p / p.sum(), size=n_resamples)))
         stat, eps_used = t_all, 0.0
         pvalue = float((1 + np.count_nonzero(null >= stat - 1e-15)) / (1 + n_resamples))
@@ -543,7 +555,10 @@ def two_sample_closeness_test(
         raise ValueError(msg)
     m1, m2 = int(x.sum()), int(y.sum())
     if m1 < 2 or m2 < 2:
-        msg = f"both samples need at least 2 rows; got {m1} and {m2}."
+        msg = (
+            f"`reference_counts` and `counts` must each count at least 2 samples; got {m1} and "
+            f"{m2}."
+        )
         raise ValueError(msg)
     mode = check_choice(mode, "mode", TWO_SAMPLE_MODES)
     alpha = check_alpha(alpha)
@@ -554,6 +569,9 @@ def two_sample_closeness_test(
     pvalue = None
     if mode == "permutation":
         b = check_int(n_resamples, "n_resamples", low=1)
+        check_memory(
+            3 * estimate_array_bytes((b, x.size), np.int64), "the permutation draws", "n_resamples"
+        )
         xb = rng.multivariate_hypergeometric(x + y, m1, size=b)
         null = _cdvv(xb, x + y - xb, m1, m2)
         pvalue = float((1 + np.count_nonzero(null >= z - 1e-15)) / (1 + b))

@@ -14,12 +14,13 @@ import numpy as np
 from modelcompare._foundation.errors import ModelCompareWarning
 from modelcompare._foundation.results import ScoreResult, check_alpha, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, spawn
-from modelcompare._foundation.validation import check_choice, check_fraction
+from modelcompare._foundation.validation import check_bool, check_choice, check_fraction
 from modelcompare.categorical._binning import _draw_cuts, limit_message, make_engine, max_bins
 from modelcompare.categorical._closeness import (
     MODES,
     TWO_SAMPLE_MODES,
     ClosenessResult,
+    batch_count,
     closeness_test,
     two_sample_closeness_test,
 )
@@ -315,6 +316,7 @@ def granularity(
         p, samples, reference_samples, k_range, mode, split_fraction
     )
     two_sample = ref_rows is not None
+    split = check_bool(split, "split")
     if not split and mode in _CALIBRATED:
         warnings.warn(
             f"mode={mode!r} with split=False: the bins B*_k are chosen on the tested samples, so the "
@@ -339,6 +341,12 @@ def granularity(
         fit_rows, test_rows = halves(rows, "samples")
         if ref_rows is not None:
             fit_ref, test_ref = halves(ref_rows, "reference_samples")
+    if mode in ("paper", "amplified") and test_rows.shape[0] // batch_count(mode, alpha) < 2:
+        msg = (
+            f"`samples` has {test_rows.shape[0]} rows to test; mode {mode!r} needs at least 2 per "
+            f"batch ({batch_count(mode, alpha)} batches)."
+        )
+        raise ValueError(msg)
     n_st = p.n_stairs if p is not None else 1
     chunk_seed = int(r_cuts.integers(2**62))
     cuts = _draw_cuts(r_cuts, n_st, max(ks) - (2 * n_st + int(p is not None)))

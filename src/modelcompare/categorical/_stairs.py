@@ -19,7 +19,13 @@ from typing import Any
 import numpy as np
 
 from modelcompare._foundation.seeds import SeedLike, check_seed
-from modelcompare._foundation.validation import as_numpy, check_choice, check_int, check_positive
+from modelcompare._foundation.validation import (
+    as_numpy,
+    check_choice,
+    check_fraction,
+    check_int,
+    check_positive,
+)
 from modelcompare.categorical._space import (
     MAX_INDEX_SIZE,
     check_probabilities,
@@ -424,14 +430,19 @@ def stair_distribution(
         msg = f"`ratio` must be >= 1 (highest over lowest stair); got {ratio}."
         raise ValueError(msg)
     layout = check_choice(layout, "layout", _LAYOUTS)
-    h = _heights(S, ratio)
+    if positive_fraction is not None:
+        positive_fraction = check_positive(positive_fraction, "positive_fraction")
     if layout == "sort":
         if c != L or S != 2:
-            msg = f"layout 'sort' needs L = c and n_stairs = 2; got c={c}, L={L}, n_stairs={S}."
+            msg = (
+                f"layout 'sort' needs L = c and n_stairs = 2 (`length`, `n_categories`, "
+                f"`n_stairs`); got c={c}, L={L}, n_stairs={S}."
+            )
             raise ValueError(msg)
         if positive_fraction is not None:
             msg = "`positive_fraction` is fixed to c!/c^c by the 'sort' layout; leave it None."
             raise ValueError(msg)
+        h = _heights(S, ratio)
         half = math.factorial(c) // 2
         probs = h / (half * h.sum())
         return CategoricalReference(
@@ -445,10 +456,13 @@ def stair_distribution(
             lambda rows: _sort_stairs(rows, c),
             _sort_sampler(c, float(probs[0] * half)),
         )
-    size = c**L
-    if size > 2**31:
-        msg = f"layout 'index' needs a table over Ω; |Ω| = {c}^{L} is too large. Use layout='sort'."
+    if L * math.log2(c) > 31:  # before computing c**L, which alone can take minutes
+        msg = (
+            f"layout 'index' needs a table over Ω; |Ω| = `n_categories`^`length` = {c}^{L} is "
+            "too large (at most 2^31). Use layout='sort'."
+        )
         raise ValueError(msg)
+    size = c**L
     if positive_fraction is None:
         if c != L:
             msg = "`positive_fraction` is required when L != c (the default c!/c^c needs L = c)."
@@ -460,8 +474,9 @@ def stair_distribution(
             raise ValueError(msg)
         n_pos = int(positive_fraction * size)
     if n_pos < S:
-        msg = f"the support ({n_pos} elements) is smaller than n_stairs={S}."
+        msg = f"the support ({n_pos} elements) is smaller than `n_stairs` = {S}."
         raise ValueError(msg)
+    h = _heights(S, ratio)
     n = n_pos // S
     sizes = [n] * (S - 1) + [n_pos - (S - 1) * n]
     sizes = sizes[::-1]  # reversed with the heights: the highest stair takes the remainder
@@ -569,9 +584,12 @@ def perturb(
         if tv is not None
         else (check_positive(l1, "l1", allow_zero=True))
     )
-    if not 0 <= null_frac < add_frac <= 1:
+    add_frac = check_fraction(add_frac, "add_frac", closed=True)
+    null_frac = check_fraction(null_frac, "null_frac", closed=True)
+    if not null_frac < add_frac:
         msg = (
-            f"need 0 <= null_frac < add_frac <= 1; got null_frac={null_frac}, add_frac={add_frac}."
+            f"`null_frac` must be below `add_frac` (0 <= null_frac < add_frac <= 1); got "
+            f"null_frac={null_frac}, add_frac={add_frac}."
         )
         raise ValueError(msg)
     rng, _ = check_seed(seed)

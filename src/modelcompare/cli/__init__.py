@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import sys
+from typing import Any
 
 import click
 
@@ -71,8 +73,44 @@ _COMMANDS = {
 }
 
 
+def _one_line_error(exc: click.ClickException) -> None:
+    """Report a click error as one line ``Error: ...`` on stderr (a usage error adds the hint)."""
+    from modelcompare.cli._common import one_line
+
+    message = one_line(exc.format_message())
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        message += f" (see '{ctx.command_path} --help')"
+    click.echo(f"Error: {message}", err=True)
+
+
 class _LazyGroup(click.Group):
-    """A group whose subcommands are imported on first use."""
+    """A group whose subcommands are imported on first use.
+
+    Its ``main`` reports click's own errors (a bad option value, an unknown option or command) as
+    one line ``Error: ...`` with exit code 2, like the subcommands' data errors, instead of click's
+    usage block; and a closed stdout (``modelcompare ... | head -1``) exits 141 silently.
+    """
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        from modelcompare.cli._common import quiet_broken_pipe
+
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as exc:  # bare `modelcompare`: the help
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            _one_line_error(exc)
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        except BrokenPipeError:
+            quiet_broken_pipe()
+        sys.exit(code if isinstance(code, int) else 0)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [*_COMMANDS, *super().list_commands(ctx)]

@@ -1,7 +1,9 @@
 """Shared CLI plumbing: common options, output (table or JSON) and exit codes.
 
-Exit codes: 0 the test ran; 1 ``--fail-on-reject`` and H0 rejected; 2 usage error; 3 unreadable or
-invalid data (one line ``Error: ...``; a traceback only with ``MODELCOMPARE_DEBUG=1``).
+Exit codes: 0 the test ran; 1 ``--fail-on-reject`` and H0 rejected; 2 usage error (a bad option,
+or a request over a resource limit); 3 unreadable or invalid data; 141 (128 + SIGPIPE) when the
+reader of stdout went away, as ``yes | head -1`` does, without a message. Errors are one line
+``Error: ...`` on stderr; a traceback only with ``MODELCOMPARE_DEBUG=1``.
 """
 
 from __future__ import annotations
@@ -23,8 +25,11 @@ from modelcompare._foundation.io import DataError
 from modelcompare._foundation.results import TestResult, ThresholdResult, to_builtin
 
 __all__ = [
+    "EXIT_BROKEN_PIPE",
     "EXIT_DATA",
     "EXIT_REJECT",
+    "EXIT_USAGE",
+    "FiniteFloat",
     "common_options",
     "decide",
     "emit",
@@ -32,7 +37,47 @@ __all__ = [
 ]
 
 EXIT_REJECT = 1
+EXIT_USAGE = 2
 EXIT_DATA = 3
+EXIT_BROKEN_PIPE = 128 + 13  # killed by SIGPIPE, as the shell reports it for `yes | head -1`
+
+
+class FiniteFloat(click.FloatRange):
+    """A ``FloatRange`` that also refuses NaN and ±inf (which a plain range lets through)."""
+
+    name = "finite float"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        out = super().convert(value, param, ctx)
+        if not math.isfinite(out):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return out
+
+
+def one_line(text: Any) -> str:
+    """``text`` with every run of whitespace (newlines included) collapsed into one space."""
+    return " ".join(str(text).split())
+
+
+def _resource_error() -> type[BaseException] | None:
+    """``modelcompare._foundation.errors.ResourceLimitError`` where this version has it."""
+    from modelcompare._foundation import errors
+
+    return getattr(errors, "ResourceLimitError", None)
+
+
+def quiet_broken_pipe() -> None:
+    """Exit 141 without a message after stdout's reader went away (``... | head -1``).
+
+    stdout is pointed at /dev/null first, so that the interpreter's final flush does not print
+    a second BrokenPipeError.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (e.g. a test runner)
+        pass
+    sys.exit(EXIT_BROKEN_PIPE)
 
 
 def _jsonable(value: Any) -> Any:
@@ -72,7 +117,7 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout."),
         click.option(
             "--alpha",
-            type=click.FloatRange(0, 1, min_open=True, max_open=True),
+            type=FiniteFloat(0, 1, min_open=True, max_open=True),
             default=None,
             help="Also report the decision: reject H0 iff p <= alpha.",
         ),
@@ -89,7 +134,11 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn data and library errors into one line on stderr and exit code 3."""
+    """Turn data and library errors into one line on stderr and an exit code.
+
+    A ``ResourceLimitError`` (a request too large for the machine) exits 2 like a bad option;
+    other data and library errors exit 3; a closed stdout (``| head``) exits 141 silently.
+    """
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -101,13 +150,18 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
                 out = func(*args, **kwargs)
             if not quiet:
                 for w in caught:
-                    click.echo(f"Warning: {w.message}", err=True)
+                    click.echo(f"Warning: {one_line(w.message)}", err=True)
             return out
+        except BrokenPipeError:
+            quiet_broken_pipe()
         except (DataError, ValueError, TypeError, MissingDependencyError, OSError) as exc:
             if debug:
                 raise
-            click.echo(f"Error: {exc}", err=True)
-            sys.exit(EXIT_DATA)
+            limit = _resource_error()
+            code = EXIT_USAGE if limit is not None and isinstance(exc, limit) else EXIT_DATA
+            click.echo(f"Error: {one_line(exc)}", err=True)
+            sys.exit(code)
+        return None
 
     return wrapper
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from modelcompare._foundation.errors import ResourceLimitError
 from modelcompare._foundation.io import DataError, read_matrix
 from modelcompare._foundation.seeds import check_seed
 from modelcompare.cli._common import EXIT_REJECT, common_options, decide, emit, handle_errors
@@ -74,9 +75,49 @@ def coverage_command(
       $ modelcompare coverage pit.npy x.npy --x-eval path.npy --regressor knn --seed 0 --json
       {"global_coverage": {...}, "independence": {...}, "local_coverage": {...}, "seed": 0, ...}
     """
+    started = time.perf_counter()
+    try:
+        _run(
+            pit_values,
+            x,
+            x_eval,
+            regressor,
+            n_resamples,
+            n_levels,
+            statistic,
+            eval_correction,
+            seed,
+            as_json,
+            alpha,
+            fail_on_reject,
+            quiet,
+            started,
+        )
+    except ResourceLimitError as exc:  # name the CLI options, not the Python arguments
+        text = (
+            str(exc).replace("`levels`", "`--n-levels`").replace("`n_resamples`", "`--n-resamples`")
+        )
+        raise ResourceLimitError(text) from None
+
+
+def _run(
+    pit_values: str,
+    x: str,
+    x_eval: str | None,
+    regressor: str,
+    n_resamples: int,
+    n_levels: int,
+    statistic: str,
+    eval_correction: str,
+    seed: int | None,
+    as_json: bool,
+    alpha: float | None,
+    fail_on_reject: bool,
+    quiet: bool,
+    started: float,
+) -> None:
     from modelcompare import global_coverage_test, local_coverage_test, pit_independence_test
 
-    started = time.perf_counter()
     p = read_matrix(pit_values)
     xs = read_matrix(x)
     if p.shape[0] != xs.shape[0]:

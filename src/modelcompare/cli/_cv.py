@@ -8,12 +8,22 @@ from typing import Any
 import click
 import numpy as np
 
-from modelcompare._foundation.io import DataError, read_table
-from modelcompare.cli._common import common_options, emit, handle_errors
+from modelcompare._foundation.io import DataError, read_matrix, read_table
+from modelcompare.cli._common import FiniteFloat, common_options, emit, handle_errors
 
 
 def _read_scores(path: str, layout: str) -> Any:
-    frame = read_table(path)
+    import pandas as pd
+
+    if path.split(".npz:")[0].lower().endswith((".npy", ".npz")):
+        arr = read_matrix(path)
+        if arr.ndim != 2:
+            msg = f"{path}: scores must be a 2-D table (models × splits); got shape {arr.shape}."
+            raise DataError(msg)
+        label = "model_" if layout == "splits-by-models" else "split"
+        frame = pd.DataFrame(arr, columns=[f"{label}{j}" for j in range(arr.shape[1])])
+    else:
+        frame = read_table(path)
     first = frame.columns[0]
     if frame[first].dtype.kind not in "biuf":
         frame = frame.set_index(first)
@@ -52,19 +62,19 @@ def _format_table(table: Any) -> str:
 @click.argument("scores")
 @click.option(
     "--n-train",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloat(min=0, min_open=True),
     required=True,
     help="Training-set size of one split.",
 )
 @click.option(
     "--n-test",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloat(min=0, min_open=True),
     required=True,
     help="Test-set size of one split.",
 )
 @click.option(
     "--rope",
-    type=click.FloatRange(min=0),
+    type=FiniteFloat(min=0),
     default=0.01,
     show_default=True,
     help="Half-width of the region of practical equivalence (0: none).",
@@ -127,7 +137,7 @@ def cv_command(
 
     SCORES is a .csv/.tsv/.parquet table with one row per model and one column per split (all
     models scored on the same splits, in the same order); a first non-numeric column, with a
-    header row, names the models. Use --layout splits-by-models for the transpose. --n-train and
+    header row, names the models. A .npy/.npz matrix works too (models are then model_0, ...). Use --layout splits-by-models for the transpose. --n-train and
     --n-test are the sizes of one split (Nadeau–Bengio correction). p is the corrected t-test's
     p-value for --alternative; p_adjusted applies --correction over all pairs; prob_* are the
     Bayesian correlated t-test's posterior probabilities with the ROPE ±--rope. The reported

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +37,13 @@ def _scheduler(address: str | None) -> Any:
     return stack
 
 
+def _check_n_jobs(_ctx: click.Context, _param: click.Parameter, value: int | None) -> int | None:
+    if value == 0:
+        msg = "0 workers; use a positive number, or -1 for all cores."
+        raise click.BadParameter(msg)
+    return value
+
+
 @click.command("sweep")
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option(
@@ -53,7 +59,13 @@ def _scheduler(address: str | None) -> Any:
     metavar="ADDRESS",
     help="Dask scheduler address (tcp://host:8786), or `local` for a local cluster.",
 )
-@click.option("--n-jobs", type=int, default=None, help="joblib workers (default: the config's).")
+@click.option(
+    "--n-jobs",
+    type=int,
+    default=None,
+    callback=_check_n_jobs,
+    help="joblib workers, a non-zero int; -1: all cores (default: the config's).",
+)
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Base seed.")
 @click.option(
     "--retry-failed/--keep-failed",
@@ -148,6 +160,4 @@ def sweep_command(
         return
     shown = [*table.attrs["config_columns"]]
     shown += [c for c in ("statistic", "pvalue", "error") if c in table.columns]
-    with contextlib.suppress(BrokenPipeError):
-        click.echo(table[shown].to_string(index=False, max_colwidth=60))
-    sys.stdout.flush()
+    click.echo(table[shown].to_string(index=False, max_colwidth=60))

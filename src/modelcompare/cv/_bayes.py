@@ -289,7 +289,7 @@ def bayesian_ttest(
     ratio, _, _ = resolve_ratio(n_train, n_test, test_train_ratio)
     diff = paired_differences(scores_a, scores_b, nan_policy=nan_policy)
     n = diff.n
-    scale = math.sqrt(diff.var * (1.0 / n + ratio))
+    _, scale = diff.standard_error(1.0 / n + ratio)
     worse, in_rope, better = posterior_probs(diff.mean, scale, n - 1, lo, hi)
     if diff.zero_spread:
         warn_degenerate(diff, "bayesian_ttest")

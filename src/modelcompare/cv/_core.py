@@ -21,6 +21,7 @@ __all__ = [
     "ALTERNATIVES",
     "NAN_POLICIES",
     "PairedDifferences",
+    "check_flag",
     "paired_differences",
     "resolve_ratio",
     "t_pvalue",
@@ -32,6 +33,18 @@ NAN_POLICIES = ("raise", "omit")
 # A constant float vector can have a computed variance of ~1e-35 instead of 0: the spread is called
 # zero when the standard deviation is below this many ulps of the largest |difference|.
 _ZERO_SPREAD_ULPS = 1024.0
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """Return ``value`` as a bool if it is one (Python or numpy); raise a TypeError naming it.
+
+    Only real booleans are accepted: a string such as ``"false"`` is truthy and would silently
+    mean True, and 0/1 are more often a slip than a choice.
+    """
+    if not isinstance(value, bool | np.bool_):
+        msg = f"`{name}` must be True or False; got {value!r}."
+        raise TypeError(msg)
+    return bool(value)
 
 
 def resolve_ratio(
@@ -74,15 +87,29 @@ def resolve_ratio(
 
 @dataclass(frozen=True)
 class PairedDifferences:
-    """Paired differences d = a − b and their summary (private helper object)."""
+    """Paired differences d = a − b and their summary (private helper object).
+
+    The summary is computed on d / ``scale``, with ``scale`` the power of two just above max |d|,
+    so that scores of any magnitude (1e300 or 1e-300) give the same statistic: dividing by a power
+    of two is exact, so ordinary scores give bit-for-bit the values of the unscaled formulas, and
+    the variance of huge or tiny differences neither overflows nor underflows.
+    """
 
     d: np.ndarray
     mean: float
-    var: float  # ddof = 1
+    var: float  # ddof = 1; may overflow to inf or underflow to 0 for extreme scores (informative)
     n: int
     n_dropped: int
     all_zero: bool
     zero_spread: bool
+    scale: float = 1.0  # a power of two, >= max |d| (1.0 when every difference is 0)
+    mean_scaled: float = 0.0  # mean(d / scale)
+    var_scaled: float = 0.0  # var(d / scale, ddof=1)
+
+    def standard_error(self, factor: float) -> tuple[float, float]:
+        """``(se / scale, se)`` with se = sqrt(var · factor), computed without overflow."""
+        scaled = math.sqrt(self.var_scaled * factor)
+        return scaled, scaled * self.scale
 
 
 def _scores_vector(x: Any, name: str) -> np.ndarray:
@@ -146,15 +173,32 @@ def paired_differences(
             + "."
         )
         raise ValueError(msg)
-    d = a - b
-    mean = float(np.mean(d))
-    var = float(np.var(d, ddof=1))
-    scale = float(np.max(np.abs(d)))
-    all_zero = scale == 0.0
-    zero_spread = all_zero or math.sqrt(var) <= _ZERO_SPREAD_ULPS * np.finfo(float).eps * scale
+    with np.errstate(over="ignore"):
+        d = a - b
+    if np.isinf(d).any():
+        j = int(np.flatnonzero(np.isinf(d))[0])
+        msg = (
+            f"the difference `{names[0]}` − `{names[1]}` overflows at split {j}; rescale the "
+            "scores (the test is invariant to a common scale)."
+        )
+        raise ValueError(msg)
+    largest = float(np.max(np.abs(d)))
+    all_zero = largest == 0.0
+    # A power of two: d / scale is exact, and the statistics below are scale-free.
+    scale = 1.0 if all_zero else math.ldexp(1.0, min(math.frexp(largest)[1], 1023))
+    ds = d / scale
+    mean_s = float(np.mean(ds))
+    var_s = float(np.var(ds, ddof=1))
+    zero_spread = all_zero or math.sqrt(var_s) <= _ZERO_SPREAD_ULPS * np.finfo(float).eps * (
+        largest / scale
+    )
     if zero_spread:
-        var = 0.0
-    return PairedDifferences(d, mean, var, n, n_dropped, all_zero, zero_spread)
+        var_s = 0.0
+    with np.errstate(over="ignore", under="ignore"):
+        var = float(np.float64(var_s) * scale * scale)
+    return PairedDifferences(
+        d, mean_s * scale, var, n, n_dropped, all_zero, zero_spread, scale, mean_s, var_s
+    )
 
 
 def warn_degenerate(diff: PairedDifferences, what: str) -> None:

@@ -16,6 +16,7 @@ import numpy as np
 from scipy import stats
 
 from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import (
     TestResult,
     ThresholdResult,
@@ -30,7 +31,7 @@ from modelcompare._foundation.validation import (
     check_positive,
 )
 from modelcompare.cv._bayes import BayesianComparisonResult, check_rope
-from modelcompare.cv._core import paired_differences
+from modelcompare.cv._core import check_flag, paired_differences
 from modelcompare.cv._pairwise import adjust_pvalues, check_correction
 from modelcompare.cv._scores import pandas_labels
 
@@ -48,6 +49,7 @@ __all__ = [
 
 def _scores_table(scores: Any, names: Any, greater_is_better: bool) -> tuple[np.ndarray, list[str]]:
     """Validate a data sets × models table; return (scores oriented greater-is-better, names)."""
+    greater_is_better = check_flag(greater_is_better, "greater_is_better")
     columns = pandas_labels(scores, "columns")
     index = pandas_labels(scores, "index")
     arr = as_numpy(scores, "scores")
@@ -670,6 +672,7 @@ def bayesian_signed_rank(
     lo, hi = check_rope(rope)
     prior = check_positive(prior, "prior")
     n_draws = check_int(n_draws, "n_draws", low=1)
+    check_memory(estimate_array_bytes((n_draws, 3)), "the posterior draws", "n_draws")
     rng, seed_used = check_seed(seed)
     diff = paired_differences(scores_a, scores_b, names=("scores_a", "scores_b"))
     concentration = np.concatenate(([prior], np.ones(diff.n)))

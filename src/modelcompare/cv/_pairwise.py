@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import math
 import warnings
 from typing import Any, ClassVar
 
@@ -11,11 +10,12 @@ import numpy as np
 
 from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.results import TestResult, result_class
-from modelcompare._foundation.validation import check_choice
+from modelcompare._foundation.validation import check_choice, check_vector
 from modelcompare.cv._bayes import check_rope, posterior_probs
 from modelcompare.cv._core import (
     ALTERNATIVES,
     NAN_POLICIES,
+    check_flag,
     paired_differences,
     resolve_ratio,
     t_pvalue,
@@ -82,8 +82,8 @@ def adjust_pvalues(pvalues: Any, correction: str | None = "holm") -> np.ndarray:
     [0.03, 0.12, 0.09]
     """
     check_correction(correction)
-    p = np.asarray(pvalues, dtype=float).reshape(-1)
-    if np.isnan(p).any() or (p < 0).any() or (p > 1).any():
+    p = check_vector(pvalues, "pvalues", min_size=0)
+    if (p < 0).any() or (p > 1).any():
         msg = "`pvalues` must lie in [0, 1]."
         raise ValueError(msg)
     m = p.shape[0]
@@ -336,9 +336,7 @@ def compare_models(
     check_choice(nan_policy, "nan_policy", NAN_POLICIES)
     check_choice(order, "order", ("rank", "given"))
     check_correction(correction)
-    if not isinstance(greater_is_better, bool | np.bool_):
-        msg = f"`greater_is_better` must be a bool; got {greater_is_better!r}."
-        raise TypeError(msg)
+    greater_is_better = check_flag(greater_is_better, "greater_is_better")
     lo, hi = check_rope(rope)
     table = extract_scores(results, names=names, scoring=scoring)
     scores = table.scores if greater_is_better else -table.scores
@@ -350,7 +348,8 @@ def compare_models(
             "; ..." if len(cells) > 5 else ""
         )
         msg = (
-            f"NaN scores (failed fits?) at {shown}; fix the fits or pass nan_policy='omit' to drop "
+            f"NaN scores (failed fits?) in `results` at {shown}; fix the fits or pass "
+            "nan_policy='omit' to drop "
             "those splits pairwise."
         )
         raise ValueError(msg)
@@ -381,8 +380,8 @@ def compare_models(
             scores[i], scores[j], nan_policy=nan_policy, names=(model_names[i], model_names[j])
         )
         n = diff.n
-        se = math.sqrt(diff.var * (1.0 / n + ratio))
-        t, p = t_pvalue(diff.mean, se, n - 1, alternative, all_zero=diff.all_zero)
+        se_s, se = diff.standard_error(1.0 / n + ratio)
+        t, p = t_pvalue(diff.mean_scaled, se_s, n - 1, alternative, all_zero=diff.all_zero)
         worse, in_rope, better = posterior_probs(diff.mean, se, n - 1, lo, hi)
         if diff.zero_spread:
             degenerate_pairs.append(f"{model_names[i]} vs {model_names[j]}")

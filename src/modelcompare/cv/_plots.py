@@ -63,6 +63,13 @@ def plot_posterior(
     if not isinstance(result, BayesianTTestResult):
         msg = f"`result` must be a BayesianTTestResult; got {type(result).__name__}."
         raise TypeError(msg)
+    if (
+        not isinstance(names, tuple | list)
+        or len(names) != 2
+        or not all(isinstance(n, str) for n in names)
+    ):
+        msg = f"`names` must be two model names (str, str); got {names!r}."
+        raise TypeError(msg)
     ax = _axes(ax, "plot_posterior")
     a, b = names
     lo, hi = result.rope

@@ -11,8 +11,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from modelcompare._foundation.errors import NotFittedError
+from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import Result, result_class
 from modelcompare._foundation.validation import as_numpy, check_int
+from modelcompare.cv._core import check_flag
 
 __all__ = [
     "ScoreTable",
@@ -134,23 +136,31 @@ def scores_from_cv_results(
     >>> names, scores.tolist()
     (['10', '1'], [[0.9, 0.85], [0.8, 0.7]])
     """
-    table = _from_cv_results(cv_results, scoring)
+    if not isinstance(cv_results, Mapping):
+        msg = (
+            "`cv_results` must be a search's cv_results_ (a dict of arrays); got "
+            f"{type(cv_results).__name__}."
+        )
+        raise TypeError(msg)
+    table = _from_cv_results(cv_results, scoring, name="cv_results")
     order = np.argsort(table.ranks, kind="stable")
     return [table.names[i] for i in order], table.scores[order]
 
 
-def _from_cv_results(cv_results: Mapping[str, Any], scoring: str | None) -> ScoreTable:
+def _from_cv_results(
+    cv_results: Mapping[str, Any], scoring: str | None, name: str = "results"
+) -> ScoreTable:
     metrics: dict[str, dict[int, str]] = {}
     for key in cv_results:
         m = _SPLIT_KEY.match(str(key))
         if m:
             metrics.setdefault(m.group(2), {})[int(m.group(1))] = key
     if not metrics:
-        msg = "`results` has no 'split<j>_test_<metric>' entries; is it a search's cv_results_?"
+        msg = f"`{name}` has no 'split<j>_test_<metric>' entries; is it a search's cv_results_?"
         raise ValueError(msg)
     if scoring is None:
         if len(metrics) > 1:
-            msg = f"`results` holds several metrics {sorted(metrics)}; choose one with `scoring=`."
+            msg = f"`{name}` holds several metrics {sorted(metrics)}; choose one with `scoring=`."
             raise ValueError(msg)
         scoring = next(iter(metrics))
     if scoring not in metrics:
@@ -159,13 +169,18 @@ def _from_cv_results(cv_results: Mapping[str, Any], scoring: str | None) -> Scor
     keys = metrics[scoring]
     n_splits = max(keys) + 1
     if sorted(keys) != list(range(n_splits)):
-        msg = f"`results` is missing split columns for {scoring!r}."
+        msg = f"`{name}` is missing split columns for {scoring!r}."
         raise ValueError(msg)
-    scores = np.column_stack(
-        [np.asarray(cv_results[keys[j]], dtype=float) for j in range(n_splits)]
-    )
+    columns = [_score_column(cv_results[keys[j]], f"{name}[{keys[j]!r}]") for j in range(n_splits)]
+    if len({c.shape[0] for c in columns}) > 1:
+        msg = f"`{name}` has split columns of different lengths {[c.shape[0] for c in columns]}."
+        raise ValueError(msg)
+    scores = np.column_stack(columns)
     if "params" in cv_results:
         names = _unique_names([_param_name(p) for p in cv_results["params"]])
+        if len(names) != scores.shape[0]:
+            msg = f"`{name}` has {len(names)} 'params' for {scores.shape[0]} rows of split scores."
+            raise ValueError(msg)
     else:
         names = [f"candidate_{i}" for i in range(scores.shape[0])]
     rank_key = f"rank_test_{scoring}"
@@ -192,7 +207,7 @@ def _from_cross_validate(
                 )
                 raise ValueError(msg)
         if key not in res:
-            msg = f"`results[{name!r}]` has no {key!r}; it has {sorted(res)}."
+            msg = f"`results[{name!r}]` has no {key!r}; it has {sorted(map(str, res))}."
             raise ValueError(msg)
         names.append(str(name))
         rows.append(np.asarray(res[key], dtype=float).reshape(-1))
@@ -200,11 +215,20 @@ def _from_cross_validate(
     return ScoreTable(names, np.vstack(rows), None, "cross_validate")
 
 
+def _score_column(values: Any, name: str) -> np.ndarray:
+    arr = as_numpy(values, name)
+    try:
+        return np.asarray(arr, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        msg = f"`{name}` must hold numeric scores; got dtype {arr.dtype}."
+        raise TypeError(msg) from None
+
+
 def _check_lengths(names: list[str], rows: list[np.ndarray]) -> None:
     lengths = {n: r.shape[0] for n, r in zip(names, rows)}
     if len(set(lengths.values())) > 1:
         msg = (
-            "every model needs a score for the same splits; got split counts "
+            "every model in `results` needs a score for the same splits; got split counts "
             + ", ".join(f"{n}: {k}" for n, k in lengths.items())
             + "."
         )
@@ -234,10 +258,7 @@ def extract_scores(results: Any, *, names: Any = None, scoring: str | None = Non
         if not results:
             msg = "`results` is empty."
             raise ValueError(msg)
-        rows = [
-            np.asarray(as_numpy(v, f"results[{k!r}]"), dtype=float).reshape(-1)
-            for k, v in results.items()
-        ]
+        rows = [_score_column(v, f"results[{k!r}]") for k, v in results.items()]
         keys = [str(k) for k in results]
         _check_lengths(keys, rows)
         table = ScoreTable(keys, np.vstack(rows), None, "dict")
@@ -266,7 +287,7 @@ def extract_scores(results: Any, *, names: Any = None, scoring: str | None = Non
         msg = f"model names must be unique; got {table.names}."
         raise ValueError(msg)
     if table.scores.shape[0] < 2:
-        msg = f"comparing models needs at least 2 models; got {table.scores.shape[0]}."
+        msg = f"comparing models needs at least 2 models; `results` holds {table.scores.shape[0]}."
         raise ValueError(msg)
     if np.isinf(table.scores).any():
         i, j = np.argwhere(np.isinf(table.scores))[0]
@@ -317,11 +338,14 @@ def split_sizes(
     """
     from sklearn.model_selection import check_cv
 
+    classifier = check_flag(classifier, "classifier")
     if X is None:
         if n_samples is None:
             msg = "`split_sizes` needs `X` or `n_samples`."
             raise ValueError(msg)
         n = check_int(n_samples, "n_samples", low=2)
+        # the splitter builds index arrays of n int64 for each split
+        check_memory(4 * estimate_array_bytes(n, np.int64), "the split indices", "n_samples")
         X = np.zeros((n, 1))
     if (cv is None or isinstance(cv, numbers.Integral)) and classifier and y is None:
         msg = (
@@ -329,17 +353,36 @@ def split_sizes(
             "`y`: pass `y` too."
         )
         raise ValueError(msg)
-    splitter = check_cv(cv, y, classifier=classifier)
+    if isinstance(cv, bool | np.bool_):
+        msg = f"`cv` must be a number of folds, a splitter or a list of (train, test); got {cv!r}."
+        raise TypeError(msg)
+    try:
+        splitter = check_cv(cv, y, classifier=classifier)
+    except (TypeError, ValueError) as exc:
+        msg = f"`cv` is not a valid cross-validation scheme ({exc})"
+        raise type(exc)(msg) from None
     try:
         splits = list(splitter.split(X, y, groups))
     except (TypeError, ValueError) as exc:
         msg = (
-            f"could not split the data with {splitter!r} to find n_train/n_test ({exc}); pass `y` "
+            f"could not split the data with `cv` = {splitter!r} to find n_train/n_test ({exc}); pass `y` "
             "(and `groups`) as used in the search, or pass n_train and n_test."
         )
         raise ValueError(msg) from None
+    if not splits:
+        msg = (
+            f"`cv` produced no splits ({cv!r}); pass a splitter, a number of folds or a non-empty "
+            "list of (train, test) index pairs."
+        )
+        raise ValueError(msg)
     tr = np.array([len(s[0]) for s in splits], dtype=float)
     te = np.array([len(s[1]) for s in splits], dtype=float)
+    empty = np.flatnonzero((tr == 0) | (te == 0))
+    if empty.size:
+        j = int(empty[0])
+        which = "training" if tr[j] == 0 else "test"
+        msg = f"split {j} of `cv` has an empty {which} set; every split needs both."
+        raise ValueError(msg)
     return SplitSizes(
         n_train=float(tr.mean()),
         n_test=float(te.mean()),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar
 
 from modelcompare._foundation.results import ConfidenceInterval, TestResult, result_class
@@ -196,10 +195,11 @@ def corrected_ttest(
     diff = paired_differences(scores_a, scores_b, nan_policy=nan_policy)
     n = diff.n
     df = n - 1
-    se = math.sqrt(diff.var * (1.0 / n + ratio))
-    se_naive = math.sqrt(diff.var / n)
-    stat, p = t_pvalue(diff.mean, se, df, alternative, all_zero=diff.all_zero)
-    stat_u, p_u = t_pvalue(diff.mean, se_naive, df, alternative, all_zero=diff.all_zero)
+    # t is computed on the scaled differences (scale-free); the reported errors are in score units
+    se_s, se = diff.standard_error(1.0 / n + ratio)
+    se_naive_s, se_naive = diff.standard_error(1.0 / n)
+    stat, p = t_pvalue(diff.mean_scaled, se_s, df, alternative, all_zero=diff.all_zero)
+    stat_u, p_u = t_pvalue(diff.mean_scaled, se_naive_s, df, alternative, all_zero=diff.all_zero)
     if diff.zero_spread:
         warn_degenerate(diff, "corrected_ttest")
     return CorrectedTTestResult(

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from modelcompare._foundation.seeds import SeedLike
+from modelcompare.experiments._run_many import check_n_jobs
 from modelcompare.experiments._sweep import FORMATS, run_sweep
 
 __all__ = ["SWEEP_TESTS", "ConfigError", "load_config", "run_config", "sweep_tasks"]
@@ -58,6 +59,28 @@ class ConfigError(ValueError):
 
 def _fail(where: str, what: str) -> ConfigError:
     return ConfigError(f"{where}: {what}")
+
+
+def _names(keys: Any) -> list[Any]:
+    """Keys sorted for a message; YAML keys may mix types (``1: x`` is an int key)."""
+    return sorted(keys, key=lambda k: (type(k).__name__, str(k)))
+
+
+def _config_n_jobs(value: Any) -> int | None:
+    try:
+        return check_n_jobs(value)
+    except (TypeError, ValueError):
+        raise ConfigError(
+            f"n_jobs: must be null or a non-zero int (-1: all cores); got {value!r}."
+        ) from None
+
+
+def _yaml_problem(exc: Exception) -> str:
+    """A YAML parser error in one line: where (1-based line and column) and what."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return where + " ".join(str(problem).split())
 
 
 def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -91,7 +114,10 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not path.exists():
         raise ConfigError(f"{path}: no such file.")
     suffix = path.suffix.lower()
-    text = path.read_text()
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: could not read the config ({exc}).") from None
     if suffix in (".yaml", ".yml"):
         from modelcompare._foundation.optional import import_optional
 
@@ -99,12 +125,14 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
         try:
             config = yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: not valid YAML ({exc}).") from None
+            raise ConfigError(f"{path}: not valid YAML ({_yaml_problem(exc)}).") from None
     elif suffix == ".json":
         try:
             config = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ConfigError(f"{path}: not valid JSON ({exc}).") from None
+            raise ConfigError(
+                f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})."
+            ) from None
     else:
         raise ConfigError(f"{path}: a sweep config must end in .yaml, .yml or .json.")
     if not isinstance(config, dict):
@@ -174,7 +202,7 @@ def sweep_tasks(
     unknown = set(config) - set(_TOP_KEYS)
     if unknown:
         raise ConfigError(
-            f"unknown top-level key(s) {sorted(unknown)}; allowed: {', '.join(_TOP_KEYS)}."
+            f"unknown top-level key(s) {_names(unknown)}; allowed: {', '.join(_TOP_KEYS)}."
         )
     files = _parse_data(config, Path(base_dir))
     tests = config.get("tests")
@@ -194,7 +222,7 @@ def sweep_tasks(
         if unknown:
             raise _fail(
                 where,
-                f"unknown key(s) {sorted(unknown)} for {name}; data arguments are "
+                f"unknown key(s) {_names(unknown)} for {name}; data arguments are "
                 f"{', '.join(data_names)}; other keys: {', '.join(_TEST_KEYS)}.",
             )
         axes: list[list[tuple[str, Any]]] = []
@@ -231,7 +259,7 @@ def sweep_tasks(
                     )
         overlap = set(options) & set(grid)
         if overlap:
-            raise _fail(where, f"option(s) {sorted(overlap)} appear in both `options` and `grid`.")
+            raise _fail(where, f"option(s) {_names(overlap)} appear in both `options` and `grid`.")
         for opt, levels in grid.items():
             if not isinstance(levels, list) or not levels:
                 raise _fail(f"{where}.grid.{opt}", "must be a non-empty list of values.")
@@ -356,7 +384,7 @@ def run_config(
     ):
         out = Path(base_dir) / str(out)
     seed = seed if seed is not None else config.get("seed")
-    n_jobs = n_jobs if n_jobs is not None else config.get("n_jobs")
+    n_jobs = check_n_jobs(n_jobs) if n_jobs is not None else _config_n_jobs(config.get("n_jobs"))
     fn = functools.partial(run_test_task, files)
     return run_sweep(
         fn, tasks, out=out, seed=seed, n_jobs=n_jobs, progress=progress, retry_failed=retry_failed

@@ -6,21 +6,25 @@ import functools
 import itertools
 import math
 import os
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
+from modelcompare._foundation.errors import ModelCompareWarning
+from modelcompare._foundation.resources import check_memory
 from modelcompare._foundation.results import Result, result_class
 from modelcompare._foundation.seeds import SeedLike
 from modelcompare._foundation.task_seeds import config_key
 from modelcompare._foundation.validation import check_choice, check_fraction, check_int
-from modelcompare.experiments._run_many import run_many
+from modelcompare.experiments._run_many import check_flag, check_n_jobs, run_many
 from modelcompare.experiments._sweep import run_sweep
 
 __all__ = ["PowerStudyResult", "power_study"]
 
 CI_METHODS = {"clopper-pearson": "exact", "wilson": "wilson"}
+_TASK_BYTES = 1024  # a generous estimate of one trial's config, seed and result row
 
 
 @result_class
@@ -102,20 +106,63 @@ def _power_trial(
     return {"pvalue": pvalue, "statistic": statistic}
 
 
+def _check_names(setting: Mapping[Any, Any], where: str) -> None:
+    bad = [k for k in setting if not isinstance(k, str)]
+    if bad:
+        msg = (
+            f"`{where}` has non-string key(s) {bad[:3]!r}; the keys are keyword arguments of "
+            "`simulate`, so they must be str."
+        )
+        raise TypeError(msg)
+
+
+def _warn_empty_settings(empty: list[dict[str, Any]], n_settings: int, trials: Any) -> None:
+    """Warn that the settings in ``empty`` had no trial that ran: their power is NaN."""
+    if not empty:
+        return
+    errors = trials["error"].dropna()
+    first = errors.iloc[0] if len(errors) else "no error recorded"
+    if len(empty) == n_settings:
+        what = f"every trial failed ({len(trials)} of {len(trials)}), so the power is NaN"
+    else:
+        shown = ", ".join(repr(e) for e in empty[:3]) + (", ..." if len(empty) > 3 else "")
+        what = (
+            f"every trial failed for {len(empty)} of {n_settings} settings ({shown}), so their "
+            "power is NaN"
+        )
+    msg = (
+        f"power_study: {what}; the first trial's error: {first} (every trial's error is in "
+        "`result.pvalues['error']`)."
+    )
+    warnings.warn(msg, ModelCompareWarning, stacklevel=3)
+
+
 def _settings_list(settings: Any) -> list[dict[str, Any]]:
     if settings is None:
         return [{}]
     if isinstance(settings, Mapping):  # a grid: every value is a list of levels (or one level)
-        names = [str(k) for k in settings]
+        _check_names(settings, "settings")
+        names = list(settings)
         axes = [v if isinstance(v, list | tuple | np.ndarray) else [v] for v in settings.values()]
+        empty = [name for name, axis in zip(names, axes, strict=True) if len(axis) == 0]
+        if empty:
+            msg = (
+                f"`settings` grid has no levels for {empty[0]!r}: every value must be a level or "
+                "a non-empty list of levels (an empty list would leave nothing to simulate)."
+            )
+            raise ValueError(msg)
         return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*axes)]
-    if isinstance(settings, Sequence) and not isinstance(settings, str):
+    if isinstance(settings, Sequence) and not isinstance(settings, str | bytes):
         out = []
         for i, s in enumerate(settings):
             if not isinstance(s, Mapping):
                 msg = f"`settings[{i}]` must be a dict of `simulate` arguments; got {type(s).__name__}."
                 raise TypeError(msg)
+            _check_names(s, f"settings[{i}]")
             out.append(dict(s))
+        if not out:
+            msg = "`settings` is an empty list: give at least one setting, or None for one run."
+            raise ValueError(msg)
         return out
     msg = (
         "`settings` must be a list of dicts, a dict of lists (a grid) or None; "
@@ -172,6 +219,19 @@ def power_study(
     PowerStudyResult
         ``power`` and the tidy ``table`` (per setting and level), and the per-trial ``pvalues``.
 
+    Raises
+    ------
+    ValueError
+        An empty ``settings`` grid or list, a level outside (0, 1) (NaN included), ``n_jobs=0``.
+    TypeError
+        Non-callable ``test``/``simulate``, non-string setting names, a non-bool ``progress``.
+
+    Warns
+    -----
+    ModelCompareWarning
+        When every trial of a setting failed (or every trial of the study): that setting's
+        ``power`` is NaN; the warning quotes the first trial's error.
+
     Notes
     -----
     Each trial splits its child seed into two streams, one for ``simulate`` and one for ``test``.
@@ -208,6 +268,8 @@ def power_study(
     if not callable(test) or not callable(simulate):
         msg = "`test` and `simulate` must be callables."
         raise TypeError(msg)
+    n_jobs = check_n_jobs(n_jobs)
+    progress = check_flag(progress, "progress")
     setting_list = _settings_list(settings)
     for i, s in enumerate(setting_list):
         if "trial" in s or "seed" in s:
@@ -219,6 +281,8 @@ def power_study(
     if len(set(setting_keys)) != len(setting_keys):
         msg = "`settings` holds the same setting twice."
         raise ValueError(msg)
+    # one task record (a small dict and its result row) per trial and setting
+    check_memory(len(setting_list) * n_trials * _TASK_BYTES, "the trial list", "n_trials")
     configs = [{**s, "trial": t} for s in setting_list for t in range(n_trials)]
     fn = functools.partial(_power_trial, test, simulate)
     if out is None:
@@ -233,9 +297,12 @@ def power_study(
         trials["pvalue"].to_numpy(dtype=float) if "pvalue" in trials else np.full(len(ok), np.nan)
     )
     rows = []
+    empty = []
     for setting, skey in zip(setting_list, setting_keys, strict=True):
         mask = np.array([t == skey for t in trial_setting])
         valid = pvals[mask & ok]
+        if valid.size == 0:
+            empty.append(setting)
         for level in levels:
             n, k = int(valid.size), int(np.sum(valid <= level))
             if n:
@@ -258,6 +325,7 @@ def power_study(
     import pandas as pd
 
     table = pd.DataFrame.from_records(rows)
+    _warn_empty_settings(empty, len(setting_list), trials)
     return PowerStudyResult(
         power=table["power"].to_numpy(dtype=float),
         table=table,

@@ -2,20 +2,51 @@
 
 from __future__ import annotations
 
+import numbers
 import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from modelcompare._foundation.parallel import flatten_config, flatten_output
 from modelcompare._foundation.seeds import SeedLike
 from modelcompare._foundation.task_seeds import base_seed, canonical_json, config_key, task_seed
 from modelcompare._foundation.threads import limit_threads as one_thread
 
-__all__ = ["run_many"]
+__all__ = ["check_flag", "check_n_jobs", "fresh_base_seed", "run_many"]
 
 META_COLUMNS = ("key", "seed", "base_seed", "error", "warnings", "runtime_s")
+
+
+# --------------------------------------------------------------------------------------------------
+# options
+
+
+def check_n_jobs(n_jobs: Any) -> int | None:
+    """Return ``n_jobs`` if it is None or a non-zero int (joblib's meaning); raise naming it."""
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, bool | float) or not isinstance(n_jobs, numbers.Integral):
+        msg = (
+            f"`n_jobs` must be None or a non-zero int (-1: all cores); got {n_jobs!r} "
+            f"({type(n_jobs).__name__})."
+        )
+        raise TypeError(msg)
+    if n_jobs == 0:
+        msg = "`n_jobs` must be None or a non-zero int (-1: all cores); got 0."
+        raise ValueError(msg)
+    return int(n_jobs)
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """Return ``value`` if it is a real bool (Python or numpy); raise a TypeError naming it."""
+    if not isinstance(value, bool | np.bool_):
+        msg = f"`{name}` must be True or False; got {value!r}."
+        raise TypeError(msg)
+    return bool(value)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -34,6 +65,13 @@ def prepare_tasks(configs: Any, seed: SeedLike) -> tuple[list[dict[str, Any]], l
         if not isinstance(config, dict):
             msg = f"`configs[{i}]` must be a dict of arguments; got {type(config).__name__}."
             raise TypeError(msg)
+        bad = [k for k in config if not isinstance(k, str)]
+        if bad:
+            msg = (
+                f"`configs[{i}]` has non-string key(s) {bad[:3]!r}; the keys are keyword "
+                "arguments of `fn`, so they must be str."
+            )
+            raise TypeError(msg)
         if "seed" in config:
             msg = (
                 f"`configs[{i}]` holds a `seed`; run_many passes each task its own child seed "
@@ -50,7 +88,18 @@ def prepare_tasks(configs: Any, seed: SeedLike) -> tuple[list[dict[str, Any]], l
             raise ValueError(msg)
         seen[key] = i
         keys.append(key)
-    return configs, keys, base_seed(seed)
+    return configs, keys, fresh_base_seed(seed)
+
+
+def fresh_base_seed(seed: SeedLike) -> int:
+    """The base seed of a run: ``seed`` normalised, or 63 bits of fresh entropy for None.
+
+    63 bits (rather than the 128-bit entropy of :func:`numpy.random.SeedSequence`) keep the
+    ``base_seed`` column an int64, which every table format (Parquet included) can store.
+    """
+    if seed is None:
+        return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+    return base_seed(seed)
 
 
 def _format_warning(w: warnings.WarningMessage) -> str:
@@ -119,6 +168,8 @@ def execute(
     if not callable(fn):
         msg = f"`fn` must be callable; got {type(fn).__name__}."
         raise TypeError(msg)
+    n_jobs = check_n_jobs(n_jobs)
+    progress = check_flag(progress, "progress")
     records: dict[str, dict[str, Any]] = {}
     if not configs:
         return records
@@ -192,9 +243,10 @@ def run_many(
         None, lists and dicts of these). Refer to data by name or path. Two equal configs are an
         error (they would be the same task); add e.g. a ``replicate`` field.
     n_jobs : int or None
-        Number of joblib workers. ``None`` means 1 unless a ``joblib.parallel_config`` context says
-        otherwise, so ``with joblib.parallel_config(backend="dask"):`` sends the tasks to a Dask
-        cluster unchanged.
+        Number of joblib workers (a non-zero int; -1 means all cores). ``None`` means 1 unless a
+        ``joblib.parallel_config`` context says otherwise, so
+        ``with joblib.parallel_config(backend="dask"):`` sends the tasks to a Dask cluster
+        unchanged.
     seed : int, numpy.random.Generator or None
         Base seed. Each task's child seed is derived from it and the task's config key.
     progress : bool
@@ -235,6 +287,8 @@ def run_many(
     >>> list(table["shift"]), bool(table["pvalue"].iloc[1] < 0.01)
     ([0.0, 1.0], True)
     """
+    n_jobs = check_n_jobs(n_jobs)
+    progress = check_flag(progress, "progress")
     configs_list, keys, base = prepare_tasks(configs, seed)
     records = execute(fn, configs_list, keys, base, n_jobs=n_jobs, progress=progress)
     frame = to_frame([records[k] for k in keys], config_columns(configs_list))

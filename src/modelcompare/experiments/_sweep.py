@@ -11,8 +11,15 @@ from typing import Any
 
 from modelcompare._foundation.errors import MissingDependencyError
 from modelcompare._foundation.seeds import SeedLike
-from modelcompare._foundation.task_seeds import base_seed
-from modelcompare.experiments._run_many import config_columns, execute, prepare_tasks, to_frame
+from modelcompare.experiments._run_many import (
+    check_flag,
+    check_n_jobs,
+    config_columns,
+    execute,
+    fresh_base_seed,
+    prepare_tasks,
+    to_frame,
+)
 
 __all__ = ["parts_dir", "run_sweep"]
 
@@ -53,15 +60,21 @@ def _atomic_write_text(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+_INT64 = (-(2**63), 2**63 - 1)
+
+
 def _parquet_safe(frame: Any) -> Any:
-    """Parquet columns hold one type: a column mixing types (e.g. ints and names) becomes text."""
+    """Parquet columns hold one type: a column mixing types (e.g. ints and names), or holding ints
+    beyond int64 (e.g. a 128-bit seed passed by the user), becomes text."""
     out = frame.copy()
     for name in out.columns:
         if out[name].dtype != object:
             continue
         missing = out[name].isna().to_numpy()
-        kinds = {type(v) for v, gap in zip(out[name], missing, strict=True) if not gap}
-        if len(kinds) > 1 and not kinds <= {int, float}:
+        present = [v for v, gap in zip(out[name], missing, strict=True) if not gap]
+        kinds = {type(v) for v in present}
+        huge = any(isinstance(v, int) and not _INT64[0] <= v <= _INT64[1] for v in present)
+        if huge or (len(kinds) > 1 and not kinds <= {int, float}):
             out[name] = [None if gap else str(v) for v, gap in zip(out[name], missing, strict=True)]
     return out
 
@@ -81,7 +94,7 @@ def _resolve_base(parts: Path, seed: SeedLike) -> int:
         stored = int(json.loads(meta_path.read_text())["base_seed"])
         if seed is None:
             return stored
-        wanted = base_seed(seed)
+        wanted = fresh_base_seed(seed)
         if wanted != stored:
             msg = (
                 f"the results in {parts} were produced with seed={stored}; resume with that seed "
@@ -89,7 +102,7 @@ def _resolve_base(parts: Path, seed: SeedLike) -> int:
             )
             raise ValueError(msg)
         return stored
-    base = base_seed(seed)
+    base = fresh_base_seed(seed)
     parts.mkdir(parents=True, exist_ok=True)
     _atomic_write_text(meta_path, json.dumps({"base_seed": base}))
     return base
@@ -159,6 +172,9 @@ def run_sweep(
     (2, [1, 4, 9])
     """
     path, fmt = _check_out(out)
+    n_jobs = check_n_jobs(n_jobs)
+    progress = check_flag(progress, "progress")
+    retry_failed = check_flag(retry_failed, "retry_failed")
     configs_list, keys, _ = prepare_tasks(configs, 0)
     parts = parts_dir(path)
     base = _resolve_base(parts, seed)

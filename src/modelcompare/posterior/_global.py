@@ -10,9 +10,16 @@ import numpy as np
 from scipy import stats
 
 from modelcompare._foundation.errors import ModelCompareWarning
+from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
-from modelcompare._foundation.validation import as_numpy, check_choice, check_fraction, check_int
+from modelcompare._foundation.validation import (
+    as_numpy,
+    check_choice,
+    check_fraction,
+    check_int,
+    check_nonempty,
+)
 from modelcompare.posterior._multiple import adjust_pvalues, overall_pvalue
 from modelcompare.posterior._pit import check_pit_values
 
@@ -52,7 +59,9 @@ def level_grid(levels: Any = None, *, default: int = 99) -> np.ndarray:
         levels = default
     if isinstance(levels, int | np.integer) and not isinstance(levels, bool):
         k = check_int(levels, "levels", low=1)
+        check_memory(estimate_array_bytes(k), "the level grid", "levels")
         return np.arange(1, k + 1) / (k + 1)
+    check_nonempty(levels, "levels")
     grid = np.asarray(as_numpy(levels, "levels"), dtype=float).reshape(-1)
     if grid.size == 0 or not np.all(np.isfinite(grid)) or grid.min() < 0 or grid.max() > 1:
         msg = "`levels` must be values in [0, 1] (0 and 1 are dropped) or an int grid size."
@@ -141,6 +150,12 @@ def ecdf_band(
         eps = float(stats.kstwo.ppf(level, n))
         return np.clip(grid - eps, 0, 1), np.clip(grid + eps, 0, 1)
     n_resamples = check_int(n_resamples, "n_resamples", low=10)
+    # the multinomial counts and their two binomial tails, (B, G + 1) each
+    check_memory(
+        3 * estimate_array_bytes((n_resamples, grid.size + 1)),
+        "the simulated band",
+        "levels` or `n_resamples",
+    )
     rng, seed_used = check_seed(seed)
     if seed_used is not None and seed is not None:
         low, high = _simulated_band(n, tuple(grid.tolist()), level, n_resamples, seed_used)
@@ -316,6 +331,7 @@ def global_coverage_test(
     ks = [stats.kstest(p[:, i], "uniform") for i in range(m)]
     statistics = np.array([r.statistic for r in ks])
     pvalues = np.array([r.pvalue for r in ks])
+    check_memory(estimate_array_bytes((n, grid.size, m), bool), "the PP-curves", "levels")
     pp = (p[:, None, :] <= grid[None, :, None]).mean(axis=0)
     if n_bins is None:
         n_bins = int(np.clip(n // 50, 5, 20))

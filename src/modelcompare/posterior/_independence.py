@@ -8,6 +8,7 @@ z_i z_j of the Gaussianised covariates on x, which tests conditional *correlatio
 from __future__ import annotations
 
 import itertools
+import warnings
 from typing import Any
 
 import numpy as np
@@ -15,8 +16,10 @@ from joblib import Parallel, delayed
 from scipy import stats
 from scipy.special import ndtri
 
+from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
+from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
     check_choice,
     check_int,
@@ -86,6 +89,10 @@ class IndependenceResult(TestResult):
         ``"spearman"``, ``"kendall"`` or ``"chi2"``.
     n : int
         Number of PIT rows.
+    degenerate : bool
+        Some pair holds a constant column: such a pair has no measurable dependence, so its
+        statistic is set to 0 and its p-value to 1 (with a ``DegenerateDataWarning``); when every
+        pair is degenerate, ``pvalue`` is 1 and H0 is never rejected.
 
     Examples
     --------
@@ -103,6 +110,7 @@ class IndependenceResult(TestResult):
     pairs: list[tuple[int, int]]
     method: str
     n: int
+    degenerate: bool
 
     _repr_fields = ("statistic", "pvalue", "method", "n")
 
@@ -128,6 +136,11 @@ def pit_independence_test(
     -------
     IndependenceResult
 
+    Warns
+    -----
+    DegenerateDataWarning
+        When a tested pair holds a constant column (``degenerate=True``, p-value 1 for that pair).
+
     Notes
     -----
     Pairwise independence is necessary, not sufficient, for mutual independence. Uncorrelated
@@ -146,9 +159,15 @@ def pit_independence_test(
     method = check_choice(method, "method", ("spearman", "kendall", "chi2"))
     n_bins = check_int(n_bins, "n_bins", low=2)
     pair_list = _pairs(m, pairs)
+    constant = np.ptp(p, axis=0) == 0
     st, pv = [], []
+    flat: list[tuple[int, int]] = []
     for i, j in pair_list:
-        if method == "spearman":
+        if constant[i] or constant[j]:
+            flat.append((i, j))
+            st.append(0.0)
+            pv.append(1.0)
+        elif method == "spearman":
             r = stats.spearmanr(p[:, i], p[:, j])
             st.append(float(r.statistic))
             pv.append(float(r.pvalue))
@@ -165,7 +184,18 @@ def pit_independence_test(
             r = stats.chi2_contingency(table, correction=False)
             st.append(float(r.statistic))
             pv.append(float(r.pvalue))
-    st_arr, pv_arr = np.array(st), np.nan_to_num(np.array(pv), nan=1.0)
+    if flat:
+        cols = sorted({int(k) for k in np.flatnonzero(constant)})
+        warnings.warn(
+            f"pit_independence_test: column(s) {cols} of `pit_values` are constant; the pair(s) "
+            f"{flat} carry no information on dependence (statistic 0, p-value 1).",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
+    st_arr, pv_arr = np.array(st), np.array(pv)
+    # a non-finite statistic never decides: its pair counts as showing no dependence
+    bad = ~np.isfinite(st_arr) | ~np.isfinite(pv_arr)
+    st_arr, pv_arr = np.where(bad, 0.0, st_arr), np.where(bad, 1.0, pv_arr)
     stat = float(np.max(np.abs(st_arr))) if method != "chi2" else float(st_arr.max())
     return IndependenceResult(
         statistic=stat,
@@ -176,6 +206,7 @@ def pit_independence_test(
         pairs=pair_list,
         method=method,
         n=n,
+        degenerate=bool(flat) or bool(bad.any()),
     )
 
 
@@ -290,15 +321,18 @@ class LocalIndependenceResult(TestResult):
     _repr_fields = ("statistic", "pvalue", "n", "n_resamples", "regressor")
 
 
-def _fit_predict(reg: Any, xs: np.ndarray, y: np.ndarray, xe: np.ndarray, seed: int) -> np.ndarray:
-    return np.asarray(reg.fit(xs, y, seed)(xe), dtype=float)
+def _fit_predict(
+    reg: Any, xs: np.ndarray, y: np.ndarray, xe: np.ndarray, seed: int, n_jobs: int | None
+) -> np.ndarray:
+    with thread_limits(n_jobs=n_jobs):
+        return np.asarray(reg.fit(xs, y, seed)(xe), dtype=float)
 
 
 def _null_products(
-    reg: Any, xs: np.ndarray, xe: np.ndarray, child: np.random.Generator
+    reg: Any, xs: np.ndarray, xe: np.ndarray, child: np.random.Generator, n_jobs: int | None
 ) -> np.ndarray:
     e = child.standard_normal((2, xs.shape[0]))
-    return _fit_predict(reg, xs, e[0] * e[1], xe, sklearn_seed(child))
+    return _fit_predict(reg, xs, e[0] * e[1], xe, sklearn_seed(child), n_jobs)
 
 
 def local_independence_test(
@@ -358,6 +392,10 @@ def local_independence_test(
     the uniformity tests pass (as the workflow of Linhart et al. 2022 does). For the whole local
     null z | x₀ ~ N(0, I) use :func:`lc2st_nf`.
 
+    Threads: every fit and predict of the regressions runs inside ``thread_limits(n_jobs=n_jobs)``
+    (one BLAS/OpenMP/torch thread per worker when ``n_jobs`` > 1; serially the default of
+    ``MODELCOMPARE_NUM_THREADS``, else one thread); the caller's thread settings are restored.
+
     Examples
     --------
     >>> import numpy as np
@@ -384,12 +422,12 @@ def local_independence_test(
     z = gaussianise(p)
     g_null = np.stack(
         Parallel(n_jobs=n_jobs)(
-            delayed(_null_products)(reg, xs, xe, c) for c in null_rng.spawn(n_resamples)
+            delayed(_null_products)(reg, xs, xe, c, n_jobs) for c in null_rng.spawn(n_resamples)
         )
     )  # (B, E)
     g_obs = np.stack(
         Parallel(n_jobs=n_jobs)(
-            delayed(_fit_predict)(reg, xs, z[:, i] * z[:, j], xe, sklearn_seed(c))
+            delayed(_fit_predict)(reg, xs, z[:, i] * z[:, j], xe, sklearn_seed(c), n_jobs)
             for (i, j), c in zip(pair_list, obs_rng.spawn(len(pair_list)))
         )
     )  # (K, E)

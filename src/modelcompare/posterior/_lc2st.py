@@ -184,7 +184,7 @@ def lc2st_nf(
         n_iter_no_change=20)`` recipe run step by step in float32 on the batched MLP engine, the
         observed and all null classifiers trained together (the compiled CPU kernel, or batched
         torch on a GPU); ``"sklearn"``: that ``MLPClassifier`` itself, fitted one classifier at a
-        time (float64; the same data and seeds, so the same test up to rounding, 10-20× slower);
+        time (float64; the same data and seeds, so the same test up to rounding; about 10× slower);
         ``"quadratic"``: logistic regression on degree-2 features of [z, x] (sees shifts,
         dispersion, correlation and linear x-interactions; cheap).
     eval_correction : {"holm", "bonferroni"}

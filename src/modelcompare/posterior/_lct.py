@@ -16,8 +16,10 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from modelcompare._foundation.errors import DegenerateDataWarning, TooFewResamplesWarning
+from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import Result, TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
+from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
     check_choice,
     check_fraction,
@@ -114,7 +116,8 @@ class NullRegressors(Result):
             msg = f"`x_eval` must have {self.x_mean.size} columns like `x`; got {xe.shape[1]}."
             raise ValueError(msg)
         xs = self.standardise(xe)
-        return np.stack([mdl.predict(xs) for mdl in self._models])
+        with thread_limits():
+            return np.stack([mdl.predict(xs) for mdl in self._models])
 
 
 def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -130,9 +133,19 @@ def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, scale
 
 
-def _null_fit(reg: Any, xs: np.ndarray, levels: np.ndarray, child: np.random.Generator) -> Any:
+def _null_fit(
+    reg: Any, xs: np.ndarray, levels: np.ndarray, child: np.random.Generator, n_jobs: int | None
+) -> Any:
     u = child.uniform(size=xs.shape[0])
-    return reg.fit(xs, u, levels, sklearn_seed(child))
+    with thread_limits(n_jobs=n_jobs):
+        return reg.fit(xs, u, levels, sklearn_seed(child))
+
+
+def _limited_fit(
+    reg: Any, xs: np.ndarray, u: np.ndarray, levels: np.ndarray, seed: int, n_jobs: int | None
+) -> Any:
+    with thread_limits(n_jobs=n_jobs):
+        return reg.fit(xs, u, levels, seed)
 
 
 def _fit_null(
@@ -144,10 +157,13 @@ def _fit_null(
     seed_used: int | None,
     n_jobs: int | None,
 ) -> NullRegressors:
+    _check_null_memory(n_resamples, x.shape[0], levels.size)
     mean, scale = _standardisation(x)
     xs = (x - mean) / scale
     children = rng.spawn(n_resamples)
-    models = Parallel(n_jobs=n_jobs)(delayed(_null_fit)(reg, xs, levels, c) for c in children)
+    models = Parallel(n_jobs=n_jobs)(
+        delayed(_null_fit)(reg, xs, levels, c, n_jobs) for c in children
+    )
     return NullRegressors(
         levels=levels,
         regressor=_regressor_name(reg),
@@ -159,6 +175,16 @@ def _fit_null(
         seed_used=seed_used,
         _estimator=reg,
         _models=tuple(models),
+    )
+
+
+def _check_null_memory(n_resamples: int, rows: int, n_levels: int) -> None:
+    # B null CDF curves over the grid at ``rows`` points (the fits' level-expanded targets and the
+    # null predictions both grow with levels x rows x resamples)
+    check_memory(
+        estimate_array_bytes((n_resamples, rows, n_levels)),
+        "the null regressions",
+        "levels` or `n_resamples",
     )
 
 
@@ -221,6 +247,12 @@ def fit_null_regressors(
     Returns
     -------
     NullRegressors
+
+    Notes
+    -----
+    Threads: every fit runs inside ``thread_limits(n_jobs=n_jobs)`` (one BLAS/OpenMP/torch thread
+    per worker when ``n_jobs`` > 1; serially the default of ``MODELCOMPARE_NUM_THREADS``, else one
+    thread); the caller's thread settings are restored afterwards.
 
     Examples
     --------
@@ -426,6 +458,10 @@ def local_coverage_test(
     uniformity is rejected if min_i p_i ≤ α/m. The test says nothing about the independence of the
     covariates (see :func:`local_independence_test`).
 
+    Threads: every fit and predict of the regressors runs inside ``thread_limits(n_jobs=n_jobs)``
+    (one BLAS/OpenMP/torch thread per worker when ``n_jobs`` > 1; serially the default of
+    ``MODELCOMPARE_NUM_THREADS``, else one thread); the caller's thread settings are restored.
+
     References
     ----------
     Zhao, Dalmasso, Izbicki, Lee (2021). Diagnostics for conditional density models and Bayesian
@@ -474,13 +510,16 @@ def local_coverage_test(
     grid, reg = null.levels, null._estimator
     m = p.shape[1]
     _warn_resolution(m, x_eval.shape[0], null.n_resamples, correction)
+    _check_null_memory(null.n_resamples + m, x_eval.shape[0], grid.size)
     xs = null.standardise(x)
     xe = null.standardise(x_eval)
     fits = Parallel(n_jobs=n_jobs)(
-        delayed(reg.fit)(xs, p[:, i], grid, sklearn_seed(c)) for i, c in enumerate(obs_rng.spawn(m))
+        delayed(_limited_fit)(reg, xs, p[:, i], grid, sklearn_seed(c), n_jobs)
+        for i, c in enumerate(obs_rng.spawn(m))
     )
-    r_obs = np.stack([f.predict(xe) for f in fits])  # (m, E, G)
-    r_null = np.stack([mdl.predict(xe) for mdl in null._models])  # (B, E, G)
+    with thread_limits():
+        r_obs = np.stack([f.predict(xe) for f in fits])  # (m, E, G)
+        r_null = np.stack([mdl.predict(xe) for mdl in null._models])  # (B, E, G)
     t_obs = _statistic(r_obs, grid, statistic)  # (m, E)
     t_null = _statistic(r_null, grid, statistic)  # (B, E)
     covariate_pvalues = mc_pvalue(t_obs, t_null[:, None, :])  # (m, E)

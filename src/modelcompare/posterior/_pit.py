@@ -12,7 +12,7 @@ from modelcompare._foundation.validation import check_int, check_same_rows, chec
 __all__ = ["check_pit_values", "pit"]
 
 
-def pit(flow: Any, theta: Any, x: Any, *, batch_size: int | None = None) -> np.ndarray:
+def pit(flow: Any, theta: Any, x: Any, *, chunk_size: int | None = None) -> np.ndarray:
     """Multivariate PIT values P_i = Φ([T⁻¹(θ; x)]_i) for each calibration pair.
 
     Parameters
@@ -24,7 +24,7 @@ def pit(flow: Any, theta: Any, x: Any, *, batch_size: int | None = None) -> np.n
         Calibration parameters (not used for training).
     x : array-like, shape (N, d)
         The matching observations.
-    batch_size : int, optional
+    chunk_size : int, optional
         Evaluate the flow on this many rows at a time (memory bound for large N).
 
     Returns
@@ -64,7 +64,7 @@ def pit(flow: Any, theta: Any, x: Any, *, batch_size: int | None = None) -> np.n
             f"{type(flow).__name__}. Wrap zuko/nflows/sbi estimators with modelcompare.as_flow."
         )
         raise TypeError(msg)
-    step = n if batch_size is None else check_int(batch_size, "batch_size", low=1)
+    step = n if chunk_size is None else check_int(chunk_size, "chunk_size", low=1)
     parts = []
     for start in range(0, n, step):
         z = np.asarray(flow.to_latent(theta[start : start + step], x[start : start + step]))

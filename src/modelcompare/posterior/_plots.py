@@ -32,6 +32,19 @@ def _axes(axes: Any, k: int) -> np.ndarray:
     return arr[:k]
 
 
+def _check_result(result: Any, expected: type, func: str) -> None:
+    if not isinstance(result, expected):
+        producer = {
+            "GlobalCoverageResult": "global_coverage_test",
+            "LocalCoverageResult": "local_coverage_test",
+        }[expected.__name__]
+        msg = (
+            f"{func}: `result` must be a {expected.__name__} (from {producer}); "
+            f"got {type(result).__name__}."
+        )
+        raise TypeError(msg)
+
+
 def _labels(m: int, labels: Any) -> list[str]:
     if labels is None:
         return [f"z{i + 1}" for i in range(m)]
@@ -79,6 +92,7 @@ def plot_global_pp(
     2
     >>> matplotlib.pyplot.close("all")
     """
+    _check_result(result, GlobalCoverageResult, "plot_global_pp")
     m = result.pp_values.shape[1]
     axs = _axes(axes, m)
     a = result.levels
@@ -130,6 +144,7 @@ def plot_global_histograms(
     2
     >>> matplotlib.pyplot.close("all")
     """
+    _check_result(result, GlobalCoverageResult, "plot_global_histograms")
     m = result.hist_counts.shape[1]
     axs = _axes(axes, m)
     names = _labels(m, labels)
@@ -195,6 +210,7 @@ def plot_local_statistics(
     1
     >>> matplotlib.pyplot.close("all")
     """
+    _check_result(result, LocalCoverageResult, "plot_local_statistics")
     if ax is None:
         _, ax = _plt().subplots(figsize=(5, 3))
     m, e = result.statistics.shape
@@ -258,6 +274,7 @@ def plot_local_pp(
     1
     >>> matplotlib.pyplot.close("all")
     """
+    _check_result(result, LocalCoverageResult, "plot_local_pp")
     m, e, _ = result.r_hat.shape
     if not 0 <= index < e:
         msg = f"`index` must be in [0, {e}); got {index}."

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from modelcompare._foundation.validation import check_choice, check_int
+from modelcompare._foundation.threads import thread_limits
+from modelcompare._foundation.validation import check_bool, check_choice, check_int
 
 __all__ = [
     "AmortizedRegressor",
@@ -57,6 +58,12 @@ class AmortizedRegressor:
     rearrange : bool
         Sort predictions along γ (monotone rearrangement); a no-op for the monotone default.
 
+    Notes
+    -----
+    Threads: each fit and predict runs inside ``thread_limits()`` (serially the default of
+    ``MODELCOMPARE_NUM_THREADS``, else one thread; it only lowers the pools, so a parallel
+    worker's one thread still wins); the caller's thread settings are restored.
+
     Examples
     --------
     >>> import numpy as np
@@ -74,7 +81,7 @@ class AmortizedRegressor:
     ) -> None:
         self.estimator = estimator
         self.n_levels_per_sample = check_int(n_levels_per_sample, "n_levels_per_sample", low=1)
-        self.rearrange = bool(rearrange)
+        self.rearrange = check_bool(rearrange, "rearrange")
         if estimator is not None:
             self.name = f"amortized-{type(estimator).__name__}"
         else:
@@ -104,7 +111,8 @@ class AmortizedRegressor:
         feats = np.column_stack([np.repeat(x, k, axis=0), a.reshape(-1)])
         est = self._default(d) if self.estimator is None else self.estimator
         est = _set_seed(est, int(rng.integers(2**32)))
-        est.fit(feats, y)
+        with thread_limits():
+            est.fit(feats, y)
         return _FittedAmortized(est, levels, self.rearrange)
 
 
@@ -115,7 +123,8 @@ class _FittedAmortized:
     def predict(self, x_eval: np.ndarray) -> np.ndarray:
         e, g = x_eval.shape[0], self.levels.size
         feats = np.column_stack([np.repeat(x_eval, g, axis=0), np.tile(self.levels, e)])
-        proba = self.est.predict_proba(feats)
+        with thread_limits():
+            proba = self.est.predict_proba(feats)
         col = list(self.est.classes_).index(True) if True in self.est.classes_ else 1
         r = proba[:, col].reshape(e, g)
         return np.sort(r, axis=1) if self.rearrange else r
@@ -129,6 +138,12 @@ class PerLevelRegressor:
     estimator : sklearn classifier, optional
         Default: ``MLPClassifier(alpha=0, max_iter=25000)`` as in cde-diagnostics and the authors'
         code (but seeded). Single-class targets are never fitted: r̂ is set to exactly 0 or 1.
+
+    Notes
+    -----
+    Threads: each fit and predict runs inside ``thread_limits()`` (serially the default of
+    ``MODELCOMPARE_NUM_THREADS``, else one thread; it only lowers the pools, so a parallel
+    worker's one thread still wins); the caller's thread settings are restored.
 
     Examples
     --------
@@ -161,7 +176,8 @@ class PerLevelRegressor:
                 models.append(float(y[0]))
                 continue
             est = _set_seed(base, rs)
-            est.fit(x, y)
+            with thread_limits():
+                est.fit(x, y)
             models.append(est)
         return _FittedPerLevel(models)
 
@@ -172,11 +188,12 @@ class _FittedPerLevel:
 
     def predict(self, x_eval: np.ndarray) -> np.ndarray:
         cols = []
-        for mdl in self.models:
-            if isinstance(mdl, float):
-                cols.append(np.full(x_eval.shape[0], mdl))
-            else:
-                cols.append(mdl.predict_proba(x_eval)[:, list(mdl.classes_).index(True)])
+        with thread_limits():
+            for mdl in self.models:
+                if isinstance(mdl, float):
+                    cols.append(np.full(x_eval.shape[0], mdl))
+                else:
+                    cols.append(mdl.predict_proba(x_eval)[:, list(mdl.classes_).index(True)])
         return np.column_stack(cols)
 
 
@@ -189,6 +206,11 @@ class NearestNeighborRegressor:
     ----------
     n_neighbors : int
         k, the neighbours averaged at each evaluation point.
+
+    Notes
+    -----
+    Threads: the neighbour search runs inside ``thread_limits()``; the caller's thread settings
+    are restored.
 
     Examples
     --------
@@ -232,7 +254,8 @@ class _KNNIndex:
     def query(self, x_eval: np.ndarray) -> np.ndarray:
         if self._last is not None and self._last[0] is x_eval:
             return self._last[1]
-        idx = self.nn.kneighbors(x_eval, return_distance=False)
+        with thread_limits():
+            idx = self.nn.kneighbors(x_eval, return_distance=False)
         self._last = (x_eval, idx)
         return idx
 

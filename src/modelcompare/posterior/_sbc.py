@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import check_choice, check_int, check_samples
@@ -18,16 +19,32 @@ __all__ = ["SBCResult", "draw_posterior", "sbc", "sbc_ranks", "sbc_test"]
 
 
 def draw_posterior(
-    flow: Any, x: np.ndarray, n_posterior_samples: int, seed: SeedLike
+    flow: Any, x: np.ndarray, n_posterior_samples: int, seed: SeedLike, m: int = 1
 ) -> np.ndarray:
-    """``flow.sample(x, n, seed)`` with shape checks: returns ``(N, n_posterior_samples, m)``."""
+    """``flow.sample(x, n, seed)`` with shape checks: returns ``(N, n_posterior_samples, m)``.
+
+    The N × S × m draws are checked against the memory limit before the flow is asked for them
+    (``m`` is the expected parameter dimension), and non-finite draws are refused.
+    """
     if not hasattr(flow, "sample"):
         msg = f"`flow` needs a `sample(x, n, seed)` method for SBC/TARP; {type(flow).__name__} has none."
         raise TypeError(msg)
     s = n_posterior_samples
+    check_memory(
+        2 * estimate_array_bytes((x.shape[0], s, m)), "the posterior draws", "n_posterior_samples"
+    )
     draws = np.asarray(flow.sample(x, s, seed), dtype=float)
     if draws.ndim != 3 or draws.shape[:2] != (x.shape[0], s):
         msg = f"`flow.sample` must return shape (N, n, m) = ({x.shape[0]}, {s}, m); got {draws.shape}."
+        raise ValueError(msg)
+    finite = np.isfinite(draws)
+    if not finite.all():
+        bad = int(draws.size - np.count_nonzero(finite))
+        msg = (
+            f"`flow.sample` returned {bad} non-finite value(s) (NaN or inf) among the flow's "
+            f"{draws.size} posterior samples; the flow's samples must be finite (check the flow's "
+            "training, or its inputs `x`)."
+        )
         raise ValueError(msg)
     return draws
 
@@ -65,7 +82,7 @@ def sbc_ranks(
     """
     theta, x = _pair_iv(theta, x)
     n_posterior_samples = check_int(n_posterior_samples, "n_posterior_samples", low=1)
-    draws = draw_posterior(flow, x, n_posterior_samples, seed)
+    draws = draw_posterior(flow, x, n_posterior_samples, seed, theta.shape[1])
     return np.sum(draws < theta[:, None, :], axis=1)
 
 

@@ -7,9 +7,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
-from modelcompare._foundation.validation import check_int, check_samples
+from modelcompare._foundation.validation import check_bool, check_int, check_samples
 from modelcompare.posterior._flows import _pair_iv
 from modelcompare.posterior._sbc import draw_posterior
 
@@ -125,7 +126,11 @@ def tarp(
     n_levels = check_int(n_levels, "n_levels", low=2)
     rng, seed_used = check_seed(seed)
     s_draws, s_ref, s_jit = rng.spawn(3)
-    draws = draw_posterior(flow, x, s, s_draws)
+    z_score = check_bool(z_score, "z_score")
+    check_memory(
+        estimate_array_bytes((theta.shape[0], n_levels), bool), "the ECP curve", "n_levels"
+    )
+    draws = draw_posterior(flow, x, s, s_draws, theta.shape[1])
     if references is None:
         lo, hi = theta.min(axis=0), theta.max(axis=0)
         refs = lo + (hi - lo) * s_ref.uniform(size=theta.shape)

@@ -102,12 +102,15 @@ class FeatureMap(ABC):
     pool : tuple of numpy.ndarray
         The arrays whose stacked rows give random locations, the median heuristic of the width and
         the box of the locations.
+    pool_names : tuple of str
+        The arguments the arrays of ``pool`` came from (for error messages).
     """
 
     test: ClassVar[str]
     params_type: ClassVar[type[GaussianLocationParams]]
     result_type: ClassVar[type[LocationTestResult]]
     data_has: ClassVar[str] = "the data have"
+    pool_names: ClassVar[tuple[str, ...]] = ()
 
     @property
     @abstractmethod
@@ -298,7 +301,9 @@ def relative_test(
         tested = features.rows(te)
     else:
         v = pooled_random_rows(features.pool, locs, loc_rng) if isinstance(locs, int) else locs
-        sigma = pooled_meddistance(features.pool, med_rng) if bw is None else bw
+        sigma = (
+            pooled_meddistance(features.pool, med_rng, features.pool_names) if bw is None else bw
+        )
     sigma2 = sigma * sigma
     stats = tested.stats(v, sigma2, chunk_size=settings.chunk_size)
     pvalue, degenerate = guarded_pvalue(stats.statistic, stats.variance, stacklevel=4)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -253,7 +253,14 @@ class FSSDFeatures(FeatureMap):
         z = check_samples(z, "z", min_samples=4)
         score_p = resolve_score(p, "p")
         score_q = resolve_score(q, "q")
+        for name, model in (("p", p), ("q", q)):
+            dim = getattr(model, "dim", None)
+            if isinstance(dim, int) and dim != z.shape[1]:
+                msg = f"`z` has {z.shape[1]} columns but the density `{name}` has dimension {dim}."
+                raise ValueError(msg)
         return cls(z, eval_score(score_p, z, "p"), eval_score(score_q, z, "q"))
+
+    pool_names: ClassVar[tuple[str, ...]] = ("z",)
 
     @property
     def pool(self) -> tuple[np.ndarray, ...]:
@@ -267,7 +274,7 @@ class FSSDFeatures(FeatureMap):
     ) -> tuple[float, Bounds]:
         """Start: the median distance of ``z``; σ² bounds ``[max(1e-2 med², 1e-3), min(1e2 med²,
         1e5)]`` (kmod's ``DC_GaussFSSD``)."""
-        med = pooled_meddistance(self.pool, rng)
+        med = pooled_meddistance(self.pool, rng, self.pool_names)
         sigma0 = med if bandwidth is None else bandwidth
         s2b = default_sigma2_bounds(med, 1e-3) if sigma2_bounds is None else sigma2_bounds
         return sigma0, s2b

@@ -188,8 +188,8 @@ def kid(
             values[s] = _mmd2_kid(k_xx, k_zz, k_xz)
     if not np.isfinite(values).all():
         msg = (
-            "the KID is not finite: the cubic kernel (aᵀb/d + 1)³ overflows float64 on these "
-            f"features (largest |value| {max(np.max(np.abs(x)), np.max(np.abs(z))):.3g}). KID is "
+            "the KID is not finite: the cubic kernel (aᵀb/d + 1)³ overflows float64 on the "
+            f"features `x` and `z` (largest |value| {max(np.max(np.abs(x)), np.max(np.abs(z))):.3g}). KID is "
             "not scale-invariant: divide both samples by one common factor and compare on that "
             "scale."
         )

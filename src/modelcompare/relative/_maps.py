@@ -136,7 +136,7 @@ def _prepare(
         raise ValueError(msg)
     reg = check_positive(reg, "reg", allow_zero=True)
     if bandwidth is None:
-        bw = pooled_meddistance((x, y, z), med_rng)
+        bw = pooled_meddistance((x, y, z), med_rng, ("x", "y", "z"))
     else:
         bw = check_bandwidth(bandwidth, "bandwidth")
     return x, y, z, cand, bw, reg, seed_used
@@ -293,7 +293,7 @@ def fssd_power_criterion_map(
         raise ValueError(msg)
     reg = check_positive(reg, "reg", allow_zero=True)
     bw = (
-        pooled_meddistance((z,), rng)
+        pooled_meddistance((z,), rng, ("z",))
         if bandwidth is None
         else check_bandwidth(bandwidth, "bandwidth")
     )

@@ -193,7 +193,8 @@ def _bounliphone_bandwidth(
     if not (np.isfinite(d2_yz).all() and np.isfinite(d2_xz).all()):
         largest = max(float(np.max(np.abs(a))) for a in (x, y, z))
         msg = (
-            f"the distances between the samples overflow float64 (largest |value| {largest:.3g}), "
+            f"the distances between `x`, `y` and `z` overflow float64 (largest |value| "
+            f"{largest:.3g}), "
             "so Bounliphone et al.'s median heuristic is undefined; standardise the data."
         )
         raise ValueError(msg)

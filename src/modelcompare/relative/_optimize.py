@@ -159,15 +159,20 @@ def pooled_rows(arrays: Sequence[np.ndarray], idx: np.ndarray) -> np.ndarray:
     return out
 
 
-def pooled_meddistance(arrays: Sequence[np.ndarray], rng: np.random.Generator) -> float:
-    """kgof's ``meddistance`` of ``vstack(arrays)`` (≤ 1000 random rows), without the stack."""
+def pooled_meddistance(
+    arrays: Sequence[np.ndarray], rng: np.random.Generator, names: Sequence[str] = ()
+) -> float:
+    """kgof's ``meddistance`` of ``vstack(arrays)`` (≤ 1000 random rows), without the stack.
+
+    ``names`` are the arguments the arrays came from, for the message when distances overflow.
+    """
     total = sum(a.shape[0] for a in arrays)
     if total > _MED_SUBSAMPLE:
         idx = np.sort(rng.choice(total, size=_MED_SUBSAMPLE, replace=False))
     else:
         idx = np.arange(total)
     return check_heuristic_bandwidth(
-        meddistance(pooled_rows(arrays, idx), subsample=_MED_SUBSAMPLE)
+        meddistance(pooled_rows(arrays, idx), subsample=_MED_SUBSAMPLE, names=names)
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -270,6 +270,8 @@ class UMEFeatures(FeatureMap):
         )
         return cls(x, y, z)
 
+    pool_names: ClassVar[tuple[str, ...]] = ("x", "y", "z")
+
     @property
     def pool(self) -> tuple[np.ndarray, ...]:
         return (self.x, self.y, self.z)
@@ -283,13 +285,15 @@ class UMEFeatures(FeatureMap):
         """Start: the mean of the median distances of ``x ∪ z`` and ``y ∪ z`` (the paper's runs);
         σ² bounds ``[max(1e-2 med², 1e-2), min(1e2 med², 1e5)]`` with med that of ``x ∪ y ∪ z``."""
         if bandwidth is None:
-            med_xz = pooled_meddistance((self.x, self.z), rng)
-            med_yz = pooled_meddistance((self.y, self.z), rng)
+            med_xz = pooled_meddistance((self.x, self.z), rng, ("x", "z"))
+            med_yz = pooled_meddistance((self.y, self.z), rng, ("y", "z"))
             sigma0 = 0.5 * (med_xz + med_yz)
         else:
             sigma0 = bandwidth
         if sigma2_bounds is None:
-            sigma2_bounds = default_sigma2_bounds(pooled_meddistance(self.pool, rng), 1e-2)
+            sigma2_bounds = default_sigma2_bounds(
+                pooled_meddistance(self.pool, rng, self.pool_names), 1e-2
+            )
         return sigma0, sigma2_bounds
 
     def fit_bytes(self, j: int) -> int:

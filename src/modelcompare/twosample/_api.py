@@ -187,7 +187,16 @@ def prepare_c2st_data(
     if noise_scale is not None:
         x = x + noise_scale * noise_rng.standard_normal(x.shape)
         y = y + noise_scale * noise_rng.standard_normal(y.shape)
-    data = np.concatenate([x, y]).astype(np.float32)
+    with np.errstate(over="ignore"):
+        data = np.concatenate([x, y]).astype(np.float32)
+    if not np.isfinite(data).all():
+        name, part = ("x", x) if not np.isfinite(data[:m]).all() else ("y", y)
+        scaled = " after the z-score by the scale of `x`" if z_score else ""
+        msg = (
+            f"`{name}` holds values beyond the float32 range of the classifiers{scaled} "
+            f"(largest |value| {float(np.max(np.abs(part))):.3g}); rescale the data."
+        )
+        raise ValueError(msg)
     labels = np.concatenate([np.zeros(m), np.ones(m)]).astype(np.float32)
     return data, labels, m
 

@@ -16,6 +16,7 @@ from modelcompare._foundation.validation import (
     check_int,
     check_n_jobs,
     check_nonempty,
+    check_same_width,
     check_samples,
 )
 from modelcompare.twosample._api import (
@@ -116,6 +117,7 @@ def _as_pairs(pairs: Any) -> tuple[list[Any], list[tuple[Any, Any]], list[str]]:
             raise TypeError(msg)
         x = check_samples(pair[0], f"pairs[{label!r}][0]", min_samples=2)
         y = check_samples(pair[1], f"pairs[{label!r}][1]", min_samples=2)
+        check_same_width([(f"pairs[{label!r}][0]", x), (f"pairs[{label!r}][1]", y)], what="c2st")
         out.append((x, y))
         keys.append(f"name:{label}" if isinstance(pairs, Mapping) else pair_key(x, y))
     return labels, out, keys
