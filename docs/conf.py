@@ -81,13 +81,17 @@ sphinx_gallery_conf = {
     "filename_pattern": r"/plot_",
     # matched on bare file names when collecting, on full paths when rendering
     "ignore_pattern": r"^(?!(.*/)?plot_[^/]*\.py$)",
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "gallery_order.ExampleOrder",  # the order of the user guide
     "download_all_examples": False,
     "remove_config_comments": True,
     "write_computation_times": False,
     "show_signature": False,
     "image_scrapers": ("matplotlib",),
     "capture_repr": (),  # show what an example prints, not the repr of its last expression
+    # "Examples using X" on each API page, and names in the examples' code linked to their pages
+    "backreferences_dir": str(HERE / "generated" / "backreferences"),
+    "doc_module": ("modelcompare",),
+    "reference_url": {"modelcompare": None},
 }
 
 # -- HTML ----------------------------------------------------------------------------------------

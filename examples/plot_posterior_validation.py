@@ -2,18 +2,20 @@
 Validating a posterior estimator in one call: SBC, TARP, PIT correlations and a report
 ======================================================================================
 
-``validate_posterior`` runs every calibration check of a posterior estimator on held-out pairs
-(θ_n, x_n) ~ p(θ) p(x | θ): SBC ranks (Talts et al. 2018), TARP's expected coverage (Lemos et al.,
-ICML 2023), the global PIT check and the independence of the PIT values (Linhart, Gramfort &
-Rodrigues 2022), the local coverage and local independence tests at a few observations, L-C2ST-NF
-and, given exact posterior draws, C2ST. It corrects across the checks with Holm's method, so a
-report flags a posterior at level α with family-wise error at most α. Two wrong posteriors of a
-Gaussian model are checked: one 20 % too narrow (over-confident), and one with the right marginals
-but no correlation between the parameters, which every one-parameter-at-a-time check passes.
+:func:`~modelcompare.validate_posterior` runs every calibration check of a posterior estimator on
+held-out pairs (θ_n, x_n) ~ p(θ) p(x | θ): SBC ranks (Talts et al. 2018), TARP's expected coverage
+(Lemos et al., ICML 2023), the global PIT check and the independence of the PIT values (Linhart,
+Gramfort & Rodrigues 2022), the local coverage and local independence tests at a few observations,
+L-C2ST-NF and, given exact posterior draws, C2ST. It corrects across the checks with Holm's method,
+so a report flags a posterior at level α with family-wise error at most α. Two wrong posteriors of
+a Gaussian model are checked: one 20 % too narrow (over-confident), and one with the right
+marginals but no correlation between the parameters, which every one-parameter-at-a-time check
+passes.
 """
 
 # %%
 import tempfile
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -51,7 +53,7 @@ for name, flow in flows.items():
     )
     print(f"--- {name}")
     print(reports[name].checks[["name", "statistic", "pvalue", "pvalue_adjusted"]].round(4))
-    print(reports[name].summary())
+    print(textwrap.fill(reports[name].summary(), 90))
 
 # %%
 # The panels of each posterior: the SBC rank ECDFs minus the uniform CDF with their simultaneous

@@ -28,6 +28,7 @@ PARTS = {
     "twosample": "C2ST",
     "relative": "Relative fit",
     "posterior": "Posterior diagnostics",
+    "workflows": "Posterior validation report",
     "categorical": "Categorical granularity",
     "cv": "Cross-validated comparison",
     "experiments": "Scale-out",
