@@ -37,9 +37,9 @@ __all__ = [
 
 #: Threads per BLAS/OpenMP/torch pool for serial work, before the core count caps it. Measured with
 #: the default regressor of ``local_coverage_test`` (benchmarks/thread_trap.py, N = 2000, 20 null
-#: trials, 2 cores shared with other work): one thread took 2.2 s, two OpenMP threads 48 s; beside
-#: two busy processes 3.7 s against 12.6 s. Idle OpenMP threads spin at every barrier, so any
-#: competition for the cores makes more threads much slower.
+#: trials, 2 cores): quiet, one thread took 2.7 s and two OpenMP threads 3.1 s; beside two busy
+#: processes 3.9 s against 36 s. Idle OpenMP threads spin at every barrier, so any competition for
+#: the cores makes more threads much slower, while small fits gain nothing from a second thread.
 DEFAULT_SERIAL_THREADS = 1
 
 NUM_THREADS_ENV = "MODELCOMPARE_NUM_THREADS"
