@@ -87,8 +87,7 @@ def c2st_command(
 
     \b
     As a gate in a script (exit code 1 when H0 is rejected at --alpha):
-      $ modelcompare c2st examples/data/reference.npy examples/data/samples.npy \\
-          --classifier logistic --seed 0 --alpha 0.05 --fail-on-reject   # exits 1
+      $ modelcompare c2st examples/data/reference.npy examples/data/samples.npy --classifier logistic --seed 0 --alpha 0.05 --fail-on-reject   # exits 1
       test                  c2st
       classifier            logistic
       statistic (accuracy)  0.5485

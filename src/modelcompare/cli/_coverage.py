@@ -72,8 +72,7 @@ def coverage_command(
 
     \b
     Example (the PIT values of an over-dispersed posterior, and three evaluation points):
-      $ modelcompare coverage examples/data/pit.npy examples/data/x.npy \\
-          --x-eval examples/data/x_eval.npy --regressor knn --n-resamples 200 --seed 0
+      $ modelcompare coverage examples/data/pit.npy examples/data/x.npy --x-eval examples/data/x_eval.npy --regressor knn --n-resamples 200 --seed 0
       test                       coverage
       n, m                       500, 2
       global_coverage statistic  0.0921068
