@@ -4,17 +4,17 @@ The convention, in each command's docstring (inside a ``\\b`` paragraph, which c
 is): an example is one line ``$ modelcompare ...`` (no trailing backslash: the docs page, which
 renders these texts, would drop it), and a trailing ``# exits N`` states its exit code (0
 otherwise). The lines after it, up to the next blank line or ``$`` line, quote what the command
-prints on stdout. ``...`` elides: the
-quote is cut at each ``...`` into fragments, and each fragment must appear in the printed output,
-in order, token for token (numbers, words and punctuation; whitespace and line breaks aside). A
-number written right before ``...`` with no space (``0.750...``) stands for any number that starts
-with those digits. JSON output has its keys sorted, so a quote lists them in that order.
+prints on stdout. ``...`` elides: the quote is cut at each ``...`` into fragments, and each
+fragment must appear in the printed output, in order, token for token (numbers, words and
+punctuation; whitespace and line breaks aside). A number written right before ``...`` with no
+space (``0.750...``) stands for any number that starts with those digits; a rounded figure is
+wrong. JSON output has its keys sorted, so a quote lists them in that order.
 
 Every subcommand the ``modelcompare`` group lists is checked, so a new one needs an example. The
 examples of one subcommand run in order, in a shell, in a scratch directory that holds a copy of
 ``examples/data``: paths are those of the repository root, and files the examples write (a results
 table, an HTML report) land in the scratch directory. Data files named in a command must exist in
-the repository.
+the repository, and each subcommand's examples quote at least one figure.
 """
 
 from __future__ import annotations
@@ -186,6 +186,7 @@ def test_help_examples_run_and_print_what_they_quote(name: str, tmp_path: Path) 
     assert examples, f"`modelcompare {name} --help` has no `$ modelcompare ...` example"
     bare = [line for line in text.splitlines() if line.strip().startswith("modelcompare ")]
     assert not bare, f"write examples as `$ modelcompare ...` lines: {bare}"
+    assert any(_NUMBER.search(example.quoted) for example in examples), "no figure is quoted"
     shutil.copytree(ROOT / "examples" / "data", tmp_path / "examples" / "data")
     for example in examples:
         assert example.command.startswith(f"modelcompare {name} "), example.command
