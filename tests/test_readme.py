@@ -1,8 +1,13 @@
-"""Every example in the README runs as written, on the data shipped in the repository.
+"""Every example in the README, and every command line in the docs, runs as written.
 
-Each ``python`` block runs in a fresh interpreter and each ``modelcompare ...`` line of a ``bash``
-block in a shell, both from the repository root. Blocks directly preceded by the line
-``<!-- skip-test -->`` (the set-up commands and the docs build) are left out; nothing else is.
+Each ``python`` block of the README runs in a fresh interpreter and each ``modelcompare ...`` line
+of a ``bash`` block in a shell, both from the repository root, on the data shipped in it. Blocks
+directly preceded by the line ``<!-- skip-test -->`` (the set-up commands and the docs build) are
+left out; nothing else is. The docs' pages (``docs/*.md``, ``docs/*.rst``,
+``docs/user_guide/*.md``) are held to the same rule for their command lines: the ``modelcompare
+...`` lines of their ``bash`` blocks (same skip convention) and the inline ``modelcompare ...``
+code that gives a subcommand arguments (a bare ``modelcompare cv`` names the subcommand). The
+examples in the ``--help`` texts are checked in ``tests/cli/test_help_examples.py``.
 """
 
 from __future__ import annotations
@@ -17,12 +22,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = sorted(
+    path
+    for pattern in ("*.md", "*.rst", "user_guide/*.md")
+    for path in (ROOT / "docs").glob(pattern)
+)
 BLOCK = re.compile(r"(<!-- skip-test -->\n)?```(\w+)\n(.*?)```", re.DOTALL)
+INLINE = re.compile(r"(?<!`)``?(modelcompare [^`]+)``?")
 
 
-def _blocks() -> list[tuple[str, str]]:
+def _blocks(path: Path = README) -> list[tuple[str, str]]:
     found = []
-    for skip, language, body in BLOCK.findall(README.read_text(encoding="utf-8")):
+    for skip, language, body in BLOCK.findall(path.read_text(encoding="utf-8")):
         if skip:
             continue
         if language == "python":
@@ -31,6 +42,18 @@ def _blocks() -> list[tuple[str, str]]:
             found += [
                 ("bash", line) for line in body.splitlines() if line.startswith("modelcompare ")
             ]
+    return found
+
+
+def _doc_commands() -> list[tuple[str, str]]:
+    """(page, command) for each command line of the docs."""
+    found = []
+    for path in DOCS:
+        page = str(path.relative_to(ROOT))
+        found += [(page, line) for kind, line in _blocks(path) if kind == "bash"]
+        text = BLOCK.sub("", path.read_text(encoding="utf-8"))
+        spans = [" ".join(span.split()) for span in INLINE.findall(text)]
+        found += [(page, span) for span in spans if len(span.split()) > 2]
     return found
 
 
@@ -48,8 +71,7 @@ def test_the_readme_is_short_and_has_examples() -> None:
     assert kinds.count("bash") >= 6
 
 
-@pytest.mark.parametrize(("kind", "code"), _blocks(), ids=lambda v: v.split("\n")[0][:40])
-def test_readme_example_runs(kind: str, code: str) -> None:
+def _run(kind: str, code: str) -> None:
     if kind == "python":
         command: list[str] | str = [sys.executable, "-c", code]
     else:
@@ -65,3 +87,19 @@ def test_readme_example_runs(kind: str, code: str) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+
+
+@pytest.mark.parametrize(("kind", "code"), _blocks(), ids=lambda v: v.split("\n")[0][:40])
+def test_readme_example_runs(kind: str, code: str) -> None:
+    _run(kind, code)
+
+
+def test_the_docs_command_lines_are_found() -> None:
+    commands = _doc_commands()
+    assert "docs/index.md" in {page for page, _ in commands}
+    assert all(command.startswith("modelcompare ") for _, command in commands)
+
+
+@pytest.mark.parametrize(("page", "command"), _doc_commands(), ids=lambda v: v[:40])
+def test_docs_command_line_runs(page: str, command: str) -> None:
+    _run("bash", command)

@@ -1,14 +1,20 @@
 """Write the example data shipped in ``examples/data/`` (run from the repository root).
 
-Every file is drawn from a seeded generator, so this script reproduces them exactly:
+The files this script writes are drawn from one seeded generator, so it reproduces them exactly:
 
-- ``reference.npy``, ``samples.npy``, ``samples.csv``: two 2-D sample sets for ``modelcompare c2st``;
 - ``rel_p.npy``, ``rel_q.npy``, ``rel_ref.npy``: draws of two models and of the data, for
   ``modelcompare relative`` (Q is the closer model);
 - ``pit.npy``, ``x.npy``: PIT values of an over-dispersed posterior and their observations, for
   ``modelcompare coverage`` and ``modelcompare report``;
+- ``x_eval.npy``: three observations x₀ of the same model, the evaluation points of the local
+  coverage test (``--x-eval``);
 - ``categorical.npy``: draws of a categorical model over {0..5}^6, for ``modelcompare granularity``;
-- ``cv_scores.csv``: cross-validated scores of four models, for ``modelcompare cv``;
+
+The other files are shipped as they are:
+
+- ``reference.npy``, ``samples.npy``, ``samples.csv``: two 2-D sample sets for ``modelcompare c2st``;
+- ``cv_scores.csv``: cross-validated scores of four models (scikit-learn's grid-search example, as
+  in ``examples/cv_grid_search.py``), for ``modelcompare cv``;
 - ``sweep.yaml``: a small grid of C2STs over the files above, for ``modelcompare sweep``.
 """
 
@@ -43,11 +49,18 @@ def categorical(rng: np.random.Generator) -> None:
     np.save(HERE / "categorical.npy", model.sample(5000, seed=rng))
 
 
+def evaluation_points(rng: np.random.Generator) -> None:
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(2))
+    _, x_eval = model.simulate(3, seed=rng)
+    np.save(HERE / "x_eval.npy", x_eval)
+
+
 def main() -> None:
     rng = np.random.default_rng(20261201)
     relative_fit(rng)
     coverage(rng)
     categorical(rng)
+    evaluation_points(rng)  # drawn last, so that the files above stay as they were
 
 
 if __name__ == "__main__":

@@ -80,9 +80,22 @@ def c2st_command(
     --alpha reports the decision: reject H0 iff p <= alpha.
 
     \b
-    Example:
+    Example (the data shipped in examples/data/; the default MLP needs torch):
       $ modelcompare c2st examples/data/reference.npy examples/data/samples.npy --seed 0 --json
-      {"auc": 0.53, ..., "pvalue": 0.21, "seed": 0, "statistic": 0.52, "test": "c2st", ...}
+      {"auc": 0.5738052742589947, ..., "pvalue": 0.000149752527069103, ..., "seed": 0,
+       "seed_used": 0, "statistic": 0.5585, "test": "c2st", ...}
+
+    \b
+    As a gate in a script (exit code 1 when H0 is rejected at --alpha):
+      $ modelcompare c2st examples/data/reference.npy examples/data/samples.npy --classifier logistic --seed 0 --alpha 0.05 --fail-on-reject   # exits 1
+      test                  c2st
+      classifier            logistic
+      statistic (accuracy)  0.5485
+      95% CI (corrected)    [0.4989, 0.5981]
+      auc                   0.56873
+      pvalue                0.00155677
+      ...
+      decision              reject H0 at 0.05
     """
     from modelcompare import c2st
 

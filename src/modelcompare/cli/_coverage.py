@@ -71,9 +71,21 @@ def coverage_command(
     decision at that level, and --fail-on-reject exits with 1 when any test rejects.
 
     \b
-    Example:
-      $ modelcompare coverage pit.npy x.npy --x-eval path.npy --regressor knn --seed 0 --json
-      {"global_coverage": {...}, "independence": {...}, "local_coverage": {...}, "seed": 0, ...}
+    Example (the PIT values of an over-dispersed posterior, and three evaluation points):
+      $ modelcompare coverage examples/data/pit.npy examples/data/x.npy --x-eval examples/data/x_eval.npy --regressor knn --n-resamples 200 --seed 0
+      test                       coverage
+      n, m                       500, 2
+      global_coverage statistic  0.0921068
+      global_coverage pvalue     0.000768401
+      independence statistic     0.0121635
+      independence pvalue        0.786149
+      local_coverage statistic   0.00437464
+      local_coverage pvalue      0.119403
+      ...
+      x0  T_z1       T_z2       pvalue   adjusted (holm)
+      0   0.00408   0.00373   0.0597   0.1194
+      1   0.00437   0.00385   0.0398   0.1194
+      2   0.00216   0.00294   0.1493   0.1493
     """
     started = time.perf_counter()
     try:

@@ -148,9 +148,11 @@ def cv_command(
     Example (scikit-learn's grid-search example; its printed "p_val" is
     p_adjusted with --alternative greater):
       $ modelcompare cv examples/data/cv_scores.csv --n-train 90 --n-test 10 --json
-      {"alternative": "two-sided", "correction": "bonferroni",
-       "models": ["rbf", "linear", "3_poly", "2_poly"],
-       "pairs": [{"model_a": "rbf", "model_b": "linear", "t": 0.750..., ...}], ...}
+      {"alternative": "two-sided", "correction": "bonferroni", ...,
+       "models": ["rbf", "linear", "3_poly", "2_poly"], "n_splits": 100,
+       "pairs": [{..., "model_a": "rbf", "model_b": "linear", "n_splits": 100,
+       "p": 0.454845942026733, "p_adjusted": 1.0, ..., "t": 0.7503126954482318}, ...], ...,
+       "pvalue": 8.609989102606747e-05, ...}
     """
     from modelcompare.cv import PairwiseTestResult, compare_models
 

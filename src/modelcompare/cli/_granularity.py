@@ -197,9 +197,11 @@ def granularity_command(
     level rejects.
 
     \b
-    Example:
-      $ modelcompare granularity model.npy --reference stairs:c=6,L=6,stairs=3,ratio=2 --seed 0 --json
-      {"all_accepted": false, "alpha": 0.05, ..., "test": "granularity", "value": 5, ...}
+    Example (k = 4 is accepted, k = 5 rejected: the granularity is 4):
+      $ modelcompare granularity examples/data/categorical.npy --reference stairs:c=6,L=6,stairs=3,ratio=2 --seed 0 --json
+      {"all_accepted": false, "alpha": 0.05, "decisions": [false, true, true, true, true],
+       "epsilon": 0.1, "first_rejected_k": 5, "k_values": [4, 5, 6, 7, 8], ...,
+       "test": "granularity", ..., "value": 4, ...}
     """
     from modelcompare.categorical import granularity
     from modelcompare.categorical._binning import limit_message, max_bins

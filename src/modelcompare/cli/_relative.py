@@ -93,10 +93,11 @@ def relative_command(
     decision is the library's ``result.decision(alpha)``: reject H0 iff p <= alpha.
 
     \b
-    Example:
-      $ modelcompare relative p.npy q.npy ref.npy --test mmd --seed 0 --json
-      {"bandwidth": 1.02, ..., "pvalue": 0.003, "seed": 0, "statistic": 0.41,
-       "test": "relative-mmd", ...}
+    Example (on the shipped data Q, the second file, is the closer model):
+      $ modelcompare relative examples/data/rel_p.npy examples/data/rel_q.npy examples/data/rel_ref.npy --test mmd --seed 0 --json
+      {"bandwidth": 1.2439978735342232, ..., "mmd2_p": 0.09301190274096216,
+       "mmd2_q": 0.0023600912729094814, "n": 400, ..., "pvalue": 1.741005597531306e-11, ...,
+       "seed": 0, ..., "statistic": 1.8130362293610536, ..., "test": "relative-mmd", ...}
     """
     from modelcompare import relative
 

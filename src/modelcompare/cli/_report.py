@@ -145,10 +145,21 @@ def report_command(
     are listed as skipped.
 
     \b
-    Example:
-      $ modelcompare report --pit examples/data/pit.npy --x examples/data/x.npy --regressor knn --seed 0 --html report.html
+    Example (the PIT values of an over-dispersed posterior):
+      $ modelcompare report --pit examples/data/pit.npy --x examples/data/x.npy --regressor knn --n-resamples 200 --seed 0 --html report.html
+      ...
+         global_coverage   0.092107 0.000768         0.003074 ...
+        pit_independence   0.012164 0.786149         1.000000 ...
+          local_coverage   0.005791 0.029851         0.089552 ...
+      local_independence   0.003009 1.000000         1.000000 ...
+      Do not trust this posterior yet: 1 of 4 checks reject calibration at alpha = 0.05 (Holm
+      across checks): global_coverage. Skipped: sbc, tarp, lc2st_nf, c2st.
+
+    \b
+    One check, as JSON:
       $ modelcompare report --pit examples/data/pit.npy --checks global_coverage --seed 0 --json
-      {"checks": [{"name": "global_coverage", ...}], "failures": ["global_coverage"], ...}
+      {"checks": [{"name": "global_coverage", "pvalue": 0.0007684005947437355, ...}],
+       "failures": ["global_coverage"], ..., "seed_used": 0, ..., "test": "report", ...}
     """
     from modelcompare.workflows._validate import report_from_arrays, validate_posterior
 

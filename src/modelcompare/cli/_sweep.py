@@ -94,19 +94,30 @@ def sweep_command(
     2 usage error; 3 invalid config, unreadable file or unreachable scheduler.
 
     \b
-    Example config (sweep.yaml):
+    Example config (examples/data/sweep.yaml, shortened; data paths are relative to the file):
       seed: 0
-      data: {ref: reference.npy, npe: npe.npy, snle: snle.npy}
+      data: {ref: reference.npy, samples: samples.npy, rel_ref: rel_ref.npy, ...}
       tests:
         - test: c2st
           x: ref
-          y: [npe, snle]
+          y: [samples]
           options: {classifier: logistic}
           grid: {n_folds: [5, 10]}
+        ...
+
     \b
-      $ modelcompare sweep sweep.yaml --out results.parquet
-      $ modelcompare sweep sweep.yaml --scheduler tcp://10.0.0.5:8786 --json
-      {"n_failed": 0, "n_run": 4, "n_skipped": 0, "out": "results.parquet", "rows": [...], ...}
+    Example (four tasks; --scheduler tcp://host:8786 would run them on a Dask cluster):
+      $ modelcompare sweep examples/data/sweep.yaml --out results.csv --seed 0
+      test       x       y  n_folds classifier  replicate  statistic       pvalue error
+      c2st     ref samples        5   logistic          0    0.54300 2.213038e-03  None
+      c2st     ref samples       10   logistic          0    0.55400 2.604131e-04  None
+      c2st rel_ref       p        5   logistic          0    0.66875 9.114647e-11  None
+      c2st rel_ref       q        5   logistic          0    0.51750 2.111153e-01  None
+
+    \b
+    The same command again skips the finished tasks:
+      $ modelcompare sweep examples/data/sweep.yaml --out results.csv --seed 0 --json
+      {"n_failed": 0, "n_run": 0, "n_skipped": 4, "out": "results.csv", "rows": [...], ...}
     """
     from modelcompare import __version__
     from modelcompare.experiments._config import load_config, run_config
