@@ -53,8 +53,9 @@ exclude_patterns = [
 ]
 default_role = "py:obj"
 nitpicky = False
-# quotes and ellipses only: "--seed" in command-line help stays as typed
-smartquotes_action = "qe"
+# no typographic substitutions: command-line help and its JSON output stay as typed, so that
+# "--seed", '"pvalue": 0.01' and "..." can be copied from the page
+smartquotes = False
 # "decision()" in the page TOC, not "C2STResult.decision()"
 toc_object_entries_show_parents = "hide"
 
