@@ -181,9 +181,11 @@ def tarp(
     * **Level grid and ECP curve.** ``"modelcompare"``: ECP(γ) = (1/N) Σ_n 1{f_n < γ} on the
       fixed grid linspace(0, 1, n_levels). ``"sbi"``: sbi's curve, the cumulative histogram of
       the f_n over [min f, max f] with K = ``n_levels − 1`` equal bins, read at the K + 1 edges
-      e_k; ECP(e_k) = (1/N) #{n : f_n < e_k} for k < K and ECP(e_K) = 1. The f_n and the edges
-      are computed in single precision as sbi and torch compute them, so a coverage value lying
-      exactly on an edge falls in the same bin as in sbi.
+      e_k; ECP(e_k) = (1/N) #{n : f_n < e_k} for k < K and ECP(e_K) = 1. The binning uses the
+      f_n and the edges in single precision, as sbi and torch compute them, so a coverage value
+      lying exactly on an edge falls in the same bin as in sbi. (The distances are computed in
+      double precision, sbi's in single: a count can differ only where two distances agree to
+      about 10⁻⁷ relative.)
 
     In both, ``atc`` integrates ECP(γ) − γ over [0, 1] by the trapezoid rule on ``levels`` (ECP is
     0 below the sbi grid and 1 above it), and the p-value is a one-sample KS test of the
