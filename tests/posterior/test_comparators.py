@@ -69,6 +69,48 @@ def test_tarp_exact_and_dispersion_errors():
         tarp(object(), theta, x)
 
 
+def test_tarp_sbi_convention():
+    theta, x = MODEL.simulate(400, seed=2)
+    flow = MODEL.exact_flow(scale_factor=1.5)
+    ours = tarp(flow, theta, x, n_posterior_samples=50, z_score=False, seed=0)
+    sbi = tarp(flow, theta, x, n_posterior_samples=50, z_score=False, convention="sbi", seed=0)
+    # Without rescaling the conventions differ only in the grid: same f_n, same KS test.
+    np.testing.assert_array_equal(sbi.coverage_values, ours.coverage_values)
+    assert (sbi.statistic, sbi.pvalue) == (ours.statistic, ours.pvalue)
+    f = ours.coverage_values
+    assert sbi.levels.size == 400 // 10 + 1
+    assert (sbi.levels[0], sbi.levels[-1]) == pytest.approx((f.min(), f.max()), abs=1e-7)
+    assert (sbi.ecp[0], sbi.ecp[-1]) == (0.0, 1.0)
+    assert np.all(np.diff(sbi.ecp) >= 0)
+    # Both ATCs approximate ∫₀¹ (ECP(γ) − γ) dγ = 1/2 − mean(f): positive for a wide posterior.
+    assert sbi.atc > 0.01
+    assert sbi.atc == pytest.approx(0.5 - f.mean(), abs=0.02)
+    assert ours.atc == pytest.approx(0.5 - f.mean(), abs=0.02)
+    assert (
+        tarp(
+            flow, theta, x, n_posterior_samples=50, convention="sbi", n_levels=31, seed=0
+        ).levels.size
+        == 31
+    )
+    # With rescaling the conventions measure different distances (mean/std against min–max).
+    scaled = tarp(flow, theta, x, n_posterior_samples=50, seed=0)
+    minmax = tarp(flow, theta, x, n_posterior_samples=50, convention="sbi", seed=0)
+    assert not np.array_equal(scaled.coverage_values, minmax.coverage_values)
+    assert minmax.pvalue < 1e-3
+    # Few pairs: sbi's N // 10 bins, at least one.
+    assert (
+        tarp(flow, theta[:5], x[:5], n_posterior_samples=10, convention="sbi", seed=0).levels.size
+        == 2
+    )
+
+
+@pytest.mark.parametrize("convention", ["SBI", "lemos", "", None, 1])
+def test_tarp_wrong_convention(convention):
+    theta, x = MODEL.simulate(20, seed=0)
+    with pytest.raises(ValueError, match=r"`convention` must be one of 'modelcompare', 'sbi'"):
+        tarp(MODEL.exact_flow(), theta, x, n_posterior_samples=10, convention=convention)
+
+
 def test_lc2st_nf_quadratic_detects_local_bias_only_where_it_is():
     theta, x = MODEL.simulate(1000, seed=2)
     x0 = np.array([[2.0, 2.0], [-1.0, -1.0]])
