@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare._foundation.results import Result, check_alpha, result_class, to_builtin
+from modelcompare._foundation.stats import holm_adjust
 
 __all__ = ["CheckOutcome", "PosteriorReport"]
 
@@ -90,18 +91,6 @@ class CheckOutcome(Result):
         return math.nan if self.result is None else float(self.result.pvalue)
 
 
-def holm(pvalues: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values."""
-    m = pvalues.size
-    order = np.argsort(pvalues)
-    adjusted = np.empty(m)
-    running = 0.0
-    for rank, index in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[index]))
-        adjusted[index] = running
-    return adjusted
-
-
 @result_class
 class PosteriorReport(Result):
     """The checks of a posterior estimator, with one verdict (the report protocol).
@@ -170,7 +159,7 @@ class PosteriorReport(Result):
 
     def _adjusted(self) -> np.ndarray:
         pvalues = np.array([o.pvalue for o in self.outcomes if o.result is not None])
-        return holm(pvalues) if pvalues.size else pvalues
+        return holm_adjust(pvalues)
 
     def failures(self, alpha: float = 0.05) -> list[str]:
         """The checks that reject at ``alpha`` after Holm's correction across the checks."""

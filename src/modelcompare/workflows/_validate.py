@@ -11,6 +11,7 @@ import numpy as np
 
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.stats import holm_adjust
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
     check_bool,
@@ -32,7 +33,7 @@ from modelcompare.posterior import (
     tarp,
 )
 from modelcompare.twosample import c2st
-from modelcompare.workflows._report import ABOUT, CheckOutcome, PosteriorReport, holm
+from modelcompare.workflows._report import ABOUT, CheckOutcome, PosteriorReport
 
 __all__ = ["CHECKS", "ReferenceC2STResult", "build_report", "default_x_eval", "validate_posterior"]
 
@@ -133,7 +134,7 @@ def _reference_c2st(
         results.append(c2st(draws, posterior, classifier=classifier, seed=rng))
     statistics = np.array([r.statistic for r in results])
     pvalues = np.array([r.pvalue for r in results])
-    adjusted = holm(pvalues)
+    adjusted = holm_adjust(pvalues)
     return ReferenceC2STResult(
         statistic=float(statistics.max()),
         pvalue=float(adjusted.min()),
