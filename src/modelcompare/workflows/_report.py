@@ -106,7 +106,8 @@ class PosteriorReport(Result):
     seed_used : int or None
         The seed every random choice derives from (``None`` for a Generator).
     settings : dict
-        The options the checks ran with.
+        The options the checks ran with; ``settings["n_resamples"]`` maps each resampling check
+        to the B it ran with.
     versions : dict
         Library versions.
     input_hash : str
@@ -116,7 +117,9 @@ class PosteriorReport(Result):
     -----
     :meth:`failures` corrects across checks with Holm's method: each check's overall p-value
     (itself Holm-corrected across its parameters or evaluation points) is adjusted over the checks
-    that ran, so that the family-wise error rate of the whole report is at most ``alpha``.
+    that ran (:attr:`pvalues_adjusted`), so that the family-wise error rate of the whole report is
+    at most ``alpha``. A resampling check with B null resamples can reach an adjusted p-value no
+    smaller than its number of corrected tests times the number of checks, over B + 1.
     """
 
     outcomes: tuple[CheckOutcome, ...]
@@ -136,11 +139,16 @@ class PosteriorReport(Result):
         return {o.name: o.result for o in self.outcomes if o.result is not None}
 
     @property
+    def pvalues_adjusted(self) -> dict[str, float]:
+        """The overall p-value of every check that ran, Holm-adjusted across those checks."""
+        return {name: float(p) for name, p in zip(self._ran(), self._adjusted())}
+
+    @property
     def checks(self) -> Any:
         """A table (pandas DataFrame): name, statistic, pvalue, pvalue_adjusted, tests, skipped."""
         import pandas as pd
 
-        adjusted = dict(zip(self._ran(), self._adjusted()))
+        adjusted = self.pvalues_adjusted
         rows = [
             {
                 "name": o.name,
@@ -190,7 +198,7 @@ class PosteriorReport(Result):
 
     def to_dict(self, *, include_arrays: bool = True) -> dict[str, Any]:
         """The report as JSON-safe Python objects: the table, each result, and the footer."""
-        adjusted = dict(zip(self._ran(), self._adjusted()))
+        adjusted = self.pvalues_adjusted
         return {
             "checks": [
                 {
@@ -355,7 +363,7 @@ def render_html(report: PosteriorReport, *, alpha: float) -> str:
     """The report as one HTML page with inline CSS and base64 PNG figures."""
     esc = html.escape
     failed = set(report.failures(alpha))
-    adjusted = dict(zip(report._ran(), report._adjusted()))
+    adjusted = report.pvalues_adjusted
     verdict_class = "fail" if failed else "pass"
     rows = []
     for o in report.outcomes:
