@@ -419,9 +419,8 @@ def validate_posterior(
     regressor : str or estimator
         Regressor of the local checks: ``"knn"`` (default; the 150 nearest neighbours of x₀),
         ``"hgb"``, or an estimator (see :func:`local_coverage_test` and
-        :func:`local_independence_test`). The kNN null fits share one neighbour index: with
-        B = 839 at N = 500 to 1000 the local coverage check takes 0.3 to 0.5 s, where ``"hgb"``
-        takes about 0.2 s per null fit, about 3 minutes.
+        :func:`local_independence_test`). The kNN null fits share one neighbour index, so the
+        local checks stay fast at the automatic B (see Notes).
     classifier : str
         Classifier of the C2ST check (``"logistic"`` or sbibm's ``"mlp"``).
     seed : int, Generator or None
@@ -452,13 +451,14 @@ def validate_posterior(
     overall p-values once more by Holm across the C checks that ran. A Monte Carlo p-value
     (1 + #{T⁽ᵇ⁾ ≥ T}) / (1 + B) is at least 1/(B + 1), so the smallest adjusted p-value of the
     local coverage check is m·E·C/(B + 1), and it can reject at 0.05 only if
-    B + 1 ≥ 20·m·E·C (K·E·C for local independence, E·C for L-C2ST-NF). ``n_resamples=None``
-    picks that B per check, at least 100.
+    B + 1 ≥ 20·m·E·C (20·K·E·C for local independence, 20·E·C for L-C2ST-NF).
+    ``n_resamples=None`` picks that B per check, at least 100.
 
-    Cost, measured on two shared cores at N = 500 and 1000 with m = 2: the default report takes
-    about 17 and 28 s, nearly all of it L-C2ST-NF's 419 null classifiers (4 to 6 s at B = 100);
-    leave it out with ``checks`` when that matters. The previous defaults (``"hgb"``, B = 100),
-    which could not reject locally, took about 30 s.
+    Cost, measured on two shared cores with m = 2: the default report takes about 17 s at
+    N = 500 and 28 s at N = 1000, nearly all of it L-C2ST-NF's 419 null classifiers (4 to 6 s at
+    B = 100); leave it out with ``checks`` when that matters. The kNN local checks take 0.3 to
+    0.5 s at B = 839; ``regressor="hgb"`` needs about 0.2 s per null fit of the local coverage
+    test, some 3 minutes at B = 839.
 
     Threads: every check runs inside the library's thread limits (one inner thread per worker
     when ``n_jobs`` > 1), so OpenMP regressors do not oversubscribe shared cores.
