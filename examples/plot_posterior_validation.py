@@ -47,9 +47,10 @@ checks = ["sbc", "tarp", "global_coverage", "pit_independence", "local_coverage"
 checks += ["local_independence", "c2st"]
 reports = {}
 for name, flow in flows.items():
-    # the kNN regressor keeps the local checks fast; 199 null fits allow rejections at 0.05
+    # the default kNN regressor keeps the local checks fast, and the default n_resamples=None gives
+    # each local check the null fits it needs to reject at 0.05 after Holm across the checks
     reports[name] = mc.validate_posterior(
-        flow, theta, x, reference=reference, checks=checks, regressor="knn", n_resamples=199, seed=0
+        flow, theta, x, reference=reference, checks=checks, seed=0
     )
     print(f"--- {name}")
     print(reports[name].checks[["name", "statistic", "pvalue", "pvalue_adjusted"]].round(4))

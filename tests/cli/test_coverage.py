@@ -1,4 +1,4 @@
-"""``modelcompare coverage``: the library results of the tests it runs, keyed by test name."""
+"""``modelcompare coverage``: the coverage checks of the posterior report, keyed by test name."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from click.testing import CliRunner
 from modelcompare import (
     ConditionalGaussianModel,
     global_coverage_test,
-    local_coverage_test,
     pit,
     pit_independence_test,
 )
 from modelcompare.cli import app
+from modelcompare.workflows._validate import default_x_eval, report_from_arrays
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def files(tmp_path_factory):
 
 
 @pytest.mark.filterwarnings("ignore::modelcompare.TooFewResamplesWarning")  # small B on purpose
-def test_coverage_json_matches_library(files):
+def test_coverage_json_is_the_reports_coverage_checks(files):
     d, p, x = files
     args = [
         "coverage",
@@ -56,28 +56,53 @@ def test_coverage_json_matches_library(files):
     out = json.loads(res.stdout)
     assert out["test"] == "coverage"
     assert out["seed"] == 3
+    assert out["params"]["n_resamples"] == 40
     assert "decisions" not in out
-    lib = local_coverage_test(
-        p, x, [[0.0, 0.0], [2.0, 2.0]], regressor="knn", n_resamples=40, levels=19, seed=3
+    # one implementation: the same checks, seeds and options as the posterior report
+    report = report_from_arrays(
+        pit_values=p,
+        x=x,
+        x_eval=[[0.0, 0.0], [2.0, 2.0]],
+        checks=["global_coverage", "pit_independence", "local_coverage"],
+        regressor="knn",
+        n_resamples=40,
+        levels=19,
+        seed=3,
     )
-    np.testing.assert_allclose(out["local_coverage"]["pvalues"], lib.pvalues)
-    np.testing.assert_allclose(out["local_coverage"]["statistics"], lib.statistics)
-    assert out["local_coverage"]["pvalue"] == lib.pvalue
-    glob = global_coverage_test(p, levels=19, seed=3)
-    assert out["global_coverage"]["pvalue"] == glob.pvalue
-    np.testing.assert_allclose(out["global_coverage"]["simultaneous_band"], glob.simultaneous_band)
+    local = report.results["local_coverage"]
+    np.testing.assert_allclose(out["local_coverage"]["pvalues"], local.pvalues)
+    np.testing.assert_allclose(out["local_coverage"]["statistics"], local.statistics)
+    assert out["local_coverage"]["pvalue"] == local.pvalue
+    assert out["local_coverage"]["n_resamples"] == 40
+    assert len(out["local_coverage"]["levels"]) == 19
+    np.testing.assert_allclose(
+        out["global_coverage"]["simultaneous_band"],
+        report.results["global_coverage"].simultaneous_band,
+    )
+    assert out["global_coverage"]["pvalue"] == global_coverage_test(p, levels=19).pvalue  # KS
     assert 0 < out["global_coverage"]["pvalue"] <= 1
     assert out["independence"] == pit_independence_test(p).to_dict()
+    assert out["pvalues_adjusted"] == {
+        "global_coverage": report.pvalues_adjusted["global_coverage"],
+        "independence": report.pvalues_adjusted["pit_independence"],
+        "local_coverage": report.pvalues_adjusted["local_coverage"],
+    }
 
 
-def test_coverage_table_and_global_only(files):
-    d, _, _ = files
+def test_coverage_table_at_the_default_points(files):
+    d, _, x = files
     res = CliRunner().invoke(
-        app, ["coverage", str(d / "pit.npy"), str(d / "x.npy"), "--alpha", "0.05"]
+        app, ["coverage", str(d / "pit.npy"), str(d / "x.npy"), "--alpha", "0.05", "--seed", "0"]
     )
     assert res.exit_code == 0, res.output
     assert "global_coverage pvalue" in res.stdout
     assert "global_coverage decision" in res.stdout
+    assert "local_coverage pvalue (Holm across checks)" in res.stdout
+    assert "adjusted (holm)" in res.stdout
+    assert "first principal direction" in res.stderr  # where the default points come from
+    first = default_x_eval(x)[0]
+    assert f"({first[0]:.3g}, {first[1]:.3g})" in res.stdout
+    assert "Warning" not in res.stderr  # the automatic B can reach 0.05
     res = CliRunner().invoke(
         app,
         [
@@ -86,8 +111,6 @@ def test_coverage_table_and_global_only(files):
             str(d / "x.npy"),
             "--x-eval",
             str(d / "xe.npy"),
-            "--regressor",
-            "knn",
             "--n-resamples",
             "20",
             "--eval-correction",
@@ -98,6 +121,8 @@ def test_coverage_table_and_global_only(files):
     )
     assert res.exit_code == 0, res.output
     assert "adjusted (bonferroni)" in res.stdout
+    assert "Warning:" in res.stderr  # B = 20 cannot reach 0.05
+    assert "needs n_resamples >= 239" in " ".join(res.stderr.split())
 
 
 def test_coverage_decisions_and_fail_on_reject(files):
@@ -109,6 +134,10 @@ def test_coverage_decisions_and_fail_on_reject(files):
     out = json.loads(res.stdout)
     glob = global_coverage_test(p**2, seed=1)
     assert out["decisions"]["global_coverage"] is glob.decision(0.05) is True
+    # decisions are the report's: Holm across the checks that ran
+    for name, rejected in out["decisions"].items():
+        assert rejected is (out["pvalues_adjusted"][name] <= 0.05)
+    assert out["pvalues_adjusted"]["global_coverage"] >= out["global_coverage"]["pvalue"]
     assert out["alpha"] == 0.05
     res = CliRunner().invoke(app, [*base, "--alpha", "0.05", "--fail-on-reject"])
     assert res.exit_code == 1
@@ -149,3 +178,22 @@ def test_coverage_huge_level_grid_is_refused_before_allocating(files, monkeypatc
     assert res.exit_code == 2
     assert "--n-levels" in res.stderr
     assert "MODELCOMPARE_MAX_MEMORY" in res.stderr
+
+
+def test_coverage_resample_limit_names_the_cli_option(files):
+    d, _, _ = files
+    res = CliRunner().invoke(
+        app,
+        [
+            "coverage",
+            str(d / "pit.npy"),
+            str(d / "x.npy"),
+            "--x-eval",
+            str(d / "xe.npy"),
+            "--n-resamples",
+            "1000000000000",
+        ],
+    )
+    assert res.exit_code == 2
+    assert "`--n-resamples`" in res.stderr
+    assert "`n_resamples`" not in res.stderr

@@ -62,3 +62,20 @@ def test_a_bad_check_name_is_one_line() -> None:
     done = CliRunner().invoke(app, ["report", "--pit", str(DATA / "pit.npy"), "--checks", "nope"])
     assert done.exit_code in (2, 3)
     assert "`checks`" in done.output
+
+
+def test_report_chooses_b_per_check_by_default() -> None:
+    args = ["report", "--pit", str(DATA / "pit.npy"), "--x", str(DATA / "x.npy")]
+    args += ["--checks", "global_coverage,local_coverage", "--seed", "0", "--json"]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    # m = 2, three default evaluation points, Holm across two checks: B + 1 >= 20 · 2 · 3 · 2
+    assert data["settings"]["n_resamples"] == {"local_coverage": 239}
+    assert data["settings"]["regressor"] == "knn"
+    local = next(c for c in data["checks"] if c["name"] == "local_coverage")
+    assert local["result"]["n_resamples"] == 239
+    assert "Warning" not in done.stderr
+    done = CliRunner().invoke(app, [*args, "--n-resamples", "100"])
+    assert done.exit_code == 0, done.output
+    assert "needs n_resamples >= 239" in " ".join(done.stderr.split())

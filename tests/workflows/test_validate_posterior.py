@@ -215,3 +215,103 @@ def test_the_html_renders_in_chromium(html_page: str, tmp_path) -> None:
     matplotlib = pytest.importorskip("matplotlib.image")
     pixels = matplotlib.imread(shot)
     assert pixels.std() > 0.05  # not blank
+
+
+# --------------------------------------------------------------------------------------------------
+# The automatic number of null resamples: every resampling check can reject at 0.05
+
+
+def _local_bias(n: int) -> tuple[mc.AffineGaussianFlow, np.ndarray, np.ndarray]:
+    """A flow whose mean is off by 1.5 only where x1 > 1."""
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(2) * 0.5)
+    theta, x = model.simulate(n, seed=2)
+
+    def shift(x_: np.ndarray) -> np.ndarray:
+        return np.where(x_[:, :1] > 1.0, 1.5, 0.0) * np.ones((1, 2))
+
+    return model.exact_flow(offset=shift), theta, x
+
+
+def test_the_automatic_b_is_the_smallest_that_can_reach_005() -> None:
+    from modelcompare.workflows._validate import resamples_needed, smallest_adjusted_pvalue
+
+    flow, theta, x = _local_bias(300)
+    checks = ["global_coverage", "pit_independence", "local_coverage", "local_independence"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no resolution warning with the automatic B
+        report = mc.validate_posterior(flow, theta, x, checks=checks, seed=0)
+    # m = 2 covariates (1 pair), E = 3 default points, Holm across C = 4 checks
+    assert report.settings["n_resamples"] == {"local_coverage": 479, "local_independence": 239}
+    assert report.settings["n_resamples_auto"] is True
+    for name, factors in (("local_coverage", (2, 3, 4)), ("local_independence", (1, 3, 4))):
+        b = report.settings["n_resamples"][name]
+        assert report.results[name].n_resamples == b
+        assert (
+            smallest_adjusted_pvalue(b, factors) <= 0.05 < smallest_adjusted_pvalue(b - 1, factors)
+        )
+        assert resamples_needed(factors) == b
+    # the floor: one point, one check needs only 2 · 20 − 1 = 39 null fits; the report uses 100
+    alone = mc.validate_posterior(flow, theta, x, x_eval=x[:1], checks="local_coverage", seed=0)
+    assert alone.settings["n_resamples"] == {"local_coverage": 100}
+    # the bound is attained: the smallest Monte Carlo p-value, corrected, is the report's
+    local = report.results["local_coverage"]
+    smallest = min(local.covariate_pvalues.min(axis=0) * 2)  # Bonferroni over the covariates
+    assert smallest == 1 / 480 * 2  # no null statistic beats the observed one at the biased point
+    assert report.pvalues_adjusted["local_coverage"] <= 0.05
+    assert "local_coverage" in report.failures(0.05)
+
+
+def test_too_few_resamples_warn_once_naming_the_checks_and_the_b_they_need() -> None:
+    flow, theta, x = _local_bias(300)
+    checks = ["global_coverage", "pit_independence", "local_coverage", "local_independence"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = mc.validate_posterior(flow, theta, x, checks=checks, n_resamples=300, seed=0)
+    messages = [str(w.message) for w in caught if issubclass(w.category, mc.TooFewResamplesWarning)]
+    assert len(messages) == 1, messages  # the report's warning, not one per test
+    assert "local_coverage" in messages[0]
+    assert "needs n_resamples >= 479" in messages[0]
+    assert "local_independence" not in messages[0]  # 300 is enough for it
+    assert "`n_resamples=None`" in messages[0]
+    assert report.settings["n_resamples"] == {"local_coverage": 300, "local_independence": 300}
+    assert report.settings["n_resamples_auto"] is False
+
+
+def test_the_memory_limit_caps_the_automatic_b_with_a_warning(monkeypatch) -> None:
+    flow, theta, x = _local_bias(300)
+    # the null regressions' guard counts B x 300 rows x 99 levels x 8 bytes = 237,600 B per trial
+    monkeypatch.setenv("MODELCOMPARE_MAX_MEMORY", "40M")
+    with pytest.warns(mc.TooFewResamplesWarning, match="MODELCOMPARE_MAX_MEMORY") as caught:
+        report = mc.validate_posterior(
+            flow, theta, x, checks=["global_coverage", "local_coverage"], seed=0
+        )
+    assert report.settings["n_resamples"] == {"local_coverage": 40 * 1024**2 // 237_600}
+    assert "needs n_resamples >= 239" in str(caught[0].message)
+
+
+def test_report_defaults_flag_a_local_bias() -> None:
+    flow, theta, x = _local_bias(1000)
+    checks = ["sbc", "tarp", "global_coverage", "pit_independence", "local_coverage"]
+    checks += ["local_independence"]
+    report = mc.validate_posterior(flow, theta, x, checks=checks, seed=0)
+    assert report.settings["regressor"] == "knn"
+    assert report.settings["n_resamples"]["local_coverage"] == 20 * 2 * 3 * 6 - 1
+    assert "local_coverage" in report.failures(0.05)
+    local = report.results["local_coverage"]
+    inside = local.x_eval[:, 0] > 1.0  # the default points: one lies in the biased region
+    assert inside.any()
+    assert not inside.all()
+    assert (local.pvalues_adjusted[inside] <= 0.05).all()
+    assert (local.pvalues_adjusted[~inside] > 0.05).all()
+
+
+@pytest.mark.slow
+def test_the_default_report_flags_a_local_bias() -> None:
+    flow, theta, x = _local_bias(1000)
+    report = mc.validate_posterior(flow, theta, x, seed=0)  # every check, L-C2ST-NF included
+    assert report.settings["n_resamples"] == {
+        "local_coverage": 839,
+        "local_independence": 419,
+        "lc2st_nf": 419,
+    }
+    assert "local_coverage" in report.failures(0.05)

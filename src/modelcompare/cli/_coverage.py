@@ -1,4 +1,4 @@
-"""``modelcompare coverage``: global and local coverage diagnostics from precomputed PIT values."""
+"""``modelcompare coverage``: the coverage checks of the posterior report, in a compact view."""
 
 from __future__ import annotations
 
@@ -10,8 +10,16 @@ import click
 
 from modelcompare._foundation.errors import ResourceLimitError
 from modelcompare._foundation.io import DataError, read_matrix
-from modelcompare._foundation.seeds import check_seed
-from modelcompare.cli._common import EXIT_REJECT, common_options, decide, emit, handle_errors
+from modelcompare.cli._common import EXIT_REJECT, common_options, emit, handle_errors
+
+__all__ = ["coverage_command"]
+
+# The report's checks this command runs, and their keys in its output.
+CHECKS = {
+    "global_coverage": "global_coverage",
+    "pit_independence": "independence",
+    "local_coverage": "local_coverage",
+}
 
 
 @click.command("coverage")
@@ -21,15 +29,22 @@ from modelcompare.cli._common import EXIT_REJECT, common_options, decide, emit, 
     "--x-eval",
     "x_eval",
     default=None,
-    help="File of evaluation points x₀ (rows) for the local test.",
+    help="File of evaluation points x₀ (rows) for the local test. Default: three rows of X "
+    "spread along its first principal direction, as in `modelcompare report`.",
 )
 @click.option(
     "--regressor",
-    type=click.Choice(["hgb", "knn", "logistic", "mlp"]),
-    default="hgb",
+    type=click.Choice(["knn", "hgb", "logistic", "mlp"]),
+    default="knn",
     show_default=True,
 )
-@click.option("--n-resamples", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option(
+    "--n-resamples",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Null resamples B of the local test. Default: the smallest B >= 100 at which it can "
+    "reach a Holm-adjusted p <= 0.05 across the checks.",
+)
 @click.option(
     "--n-levels",
     type=click.IntRange(min=1),
@@ -52,7 +67,7 @@ def coverage_command(
     x: str,
     x_eval: str | None,
     regressor: str,
-    n_resamples: int,
+    n_resamples: int | None,
     n_levels: int,
     statistic: str,
     eval_correction: str,
@@ -65,27 +80,31 @@ def coverage_command(
     """Coverage diagnostics of a posterior from PIT values (Linhart et al. 2022; Zhao et al. 2021).
 
     PIT_VALUES is an (N, m) file of PIT values in [0, 1] (e.g. modelcompare.pit on a calibration
-    set); X the matching (N, d) observations. Runs global_coverage_test (KS per covariate, Holm),
-    pit_independence_test (when m > 1) and, with --x-eval, local_coverage_test at each x₀. The JSON
-    output holds each test's result keyed by its name; with --alpha, `decisions` holds each test's
-    decision at that level, and --fail-on-reject exits with 1 when any test rejects.
+    set); X the matching (N, d) observations. Runs the coverage checks of `modelcompare report`:
+    global_coverage_test (KS per covariate, Holm), pit_independence_test (when m > 1) and
+    local_coverage_test at each evaluation point x₀, and adjusts their p-values by Holm across
+    the checks (`pvalues_adjusted`). The JSON output holds each test's result keyed by its name;
+    with --alpha, `decisions` holds each test's decision at that level after the adjustment, and
+    --fail-on-reject exits with 1 when any test rejects.
 
     \b
-    Example (the PIT values of an over-dispersed posterior, and three evaluation points):
-      $ modelcompare coverage examples/data/pit.npy examples/data/x.npy --x-eval examples/data/x_eval.npy --regressor knn --n-resamples 200 --seed 0
-      test                       coverage
-      n, m                       500, 2
-      global_coverage statistic  0.0921068
-      global_coverage pvalue     0.000768401
-      independence statistic     0.0121635
-      independence pvalue        0.786149
-      local_coverage statistic   0.00437464
-      local_coverage pvalue      0.119403
+    Example (the PIT values of an over-dispersed posterior, three evaluation points):
+      $ modelcompare coverage examples/data/pit.npy examples/data/x.npy --x-eval examples/data/x_eval.npy --seed 0
+      test                                         coverage
+      n, m                                         500, 2
+      global_coverage statistic                    0.0921068
+      global_coverage pvalue                       0.000768401
+      global_coverage pvalue (Holm across checks)  0.0023052
       ...
-      x0  T_z1       T_z2       pvalue   adjusted (holm)
-      0   0.00408   0.00373   0.0597   0.1194
-      1   0.00437   0.00385   0.0398   0.1194
-      2   0.00216   0.00294   0.1493   0.1493
+      x0  coordinates      T_z1      T_z2      pvalue   adjusted (holm)
+      0   (-1.16, -0.403)  0.00408   0.00373   0.06111  0.1222
+      1   (-2.27, 0.122)   0.00437   0.00385   0.03889  0.1167
+      2   (1.56, 0.103)    0.00216   0.00294   0.1333   0.1333
+
+    \b
+    As a gate, at the report's default evaluation points:
+      $ modelcompare coverage examples/data/pit.npy examples/data/x.npy --seed 0 --alpha 0.05 --json
+      {"alpha": 0.05, "decisions": {"global_coverage": true, "independence": false, "local_coverage": false}, ...}
     """
     started = time.perf_counter()
     try:
@@ -112,12 +131,31 @@ def coverage_command(
         raise ResourceLimitError(text) from None
 
 
+def _local_table(local: Any, m: int) -> str:
+    """One row per evaluation point: its coordinates, T_z per covariate, p and adjusted p."""
+    points = ["(" + ", ".join(f"{v:.3g}" for v in row) + ")" for row in local.x_eval.tolist()]
+    width = max(len(p) for p in points)
+    head = (
+        f"x0  {'coordinates':<{width}}  "
+        + "  ".join(f"{f'T_z{i + 1}':<8}" for i in range(m))
+        + f"  pvalue   adjusted ({local.eval_correction})"
+    )
+    lines = [head]
+    for e, point in enumerate(points):
+        ts = "  ".join(f"{t:<8.3g}" for t in local.statistics[:, e])
+        lines.append(
+            f"{e:<3} {point:<{width}}  {ts}  {local.pvalues[e]:<8.4g} "
+            f"{local.pvalues_adjusted[e]:.4g}"
+        )
+    return "\n".join(lines)
+
+
 def _run(
     pit_values: str,
     x: str,
     x_eval: str | None,
     regressor: str,
-    n_resamples: int,
+    n_resamples: int | None,
     n_levels: int,
     statistic: str,
     eval_correction: str,
@@ -128,7 +166,7 @@ def _run(
     quiet: bool,
     started: float,
 ) -> None:
-    from modelcompare import global_coverage_test, local_coverage_test, pit_independence_test
+    from modelcompare.workflows._validate import report_from_arrays
 
     p = read_matrix(pit_values)
     xs = read_matrix(x)
@@ -136,69 +174,63 @@ def _run(
         raise DataError(
             f"PIT_VALUES and X must have the same number of rows; got {p.shape[0]} and {xs.shape[0]}."
         )
-    _, seed_used = check_seed(seed)
-    results: dict[str, Any] = {
-        "global_coverage": global_coverage_test(p, levels=n_levels, seed=seed_used)
-    }
-    if p.shape[1] > 1:
-        results["independence"] = pit_independence_test(p)
-    if x_eval is not None:
-        results["local_coverage"] = local_coverage_test(
-            p,
-            xs,
-            read_matrix(x_eval),
-            levels=n_levels,
-            regressor=regressor,
-            n_resamples=n_resamples,
-            statistic=statistic,
-            eval_correction=eval_correction,
-            seed=seed_used,
-        )
+    report = report_from_arrays(
+        pit_values=p,
+        x=xs,
+        x_eval=None if x_eval is None else read_matrix(x_eval),
+        checks=list(CHECKS),
+        n_resamples=n_resamples,
+        regressor=regressor,
+        levels=n_levels,
+        statistic=statistic,
+        eval_correction=eval_correction,
+        seed=seed,
+    )
+    results = {CHECKS[name]: res for name, res in report.results.items()}
+    adjusted = {CHECKS[name]: p for name, p in report.pvalues_adjusted.items()}
     payload: dict[str, Any] = {name: res.to_dict() for name, res in results.items()}
+    payload["pvalues_adjusted"] = adjusted
     rows: list[tuple[str, Any]] = [("n, m", f"{p.shape[0]}, {p.shape[1]}")]
     for name, res in results.items():
-        rows += [(f"{name} statistic", res.statistic), (f"{name} pvalue", res.pvalue)]
+        rows += [
+            (f"{name} statistic", res.statistic),
+            (f"{name} pvalue", res.pvalue),
+            (f"{name} pvalue (Holm across checks)", adjusted[name]),
+        ]
     decisions: dict[str, bool] = {}
     if alpha is not None:
-        decisions = {name: bool(decide(res, alpha)[0]) for name, res in results.items()}
+        failed = {CHECKS[name] for name in report.failures(alpha)}
+        decisions = {name: name in failed for name in results}
         payload["alpha"] = alpha
         payload["decisions"] = decisions
         rows += [
             (f"{name} decision", f"{'reject' if rej else 'do not reject'} H0 at {alpha}")
             for name, rej in decisions.items()
         ]
-    table = None
-    local = results.get("local_coverage")
-    if local is not None:
-        head = (
-            "x0  "
-            + "  ".join(f"T_z{i + 1:<6}" for i in range(p.shape[1]))
-            + f"  pvalue   adjusted ({local.eval_correction})"
+    local = results["local_coverage"]
+    if x_eval is None and not quiet:
+        click.echo(
+            "evaluation points: three rows of X spread along its first principal direction "
+            "(--x-eval FILE to choose them).",
+            err=True,
         )
-        lines = [head]
-        for e in range(local.statistics.shape[1]):
-            ts = "  ".join(f"{t:<8.3g}" for t in local.statistics[:, e])
-            lines.append(f"{e:<3} {ts}  {local.pvalues[e]:<8.4g} {local.pvalues_adjusted[e]:.4g}")
-        table = "\n".join(lines)
-    elif not quiet:
-        click.echo("hint: pass --x-eval FILE to run the local coverage test.", err=True)
     emit(
         test="coverage",
         result=payload,
         params={
             "regressor": regressor,
-            "n_resamples": n_resamples,
+            "n_resamples": report.settings["n_resamples"]["local_coverage"],
             "n_levels": n_levels,
             "statistic": statistic,
             "eval_correction": eval_correction,
             "x_eval": x_eval,
         },
-        seed=seed_used,
+        seed=report.seed_used,
         as_json=as_json,
         quiet=quiet,
         rows=rows,
         started=started,
-        table=table,
+        table=_local_table(local, p.shape[1]),
     )
     if fail_on_reject and any(decisions.values()):
         sys.exit(EXIT_REJECT)

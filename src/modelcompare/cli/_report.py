@@ -95,15 +95,15 @@ def _load_flow(path: str) -> Any:
 @click.option(
     "--n-resamples",
     type=click.IntRange(min=1),
-    default=100,
-    show_default=True,
-    help="Null resamples of the local checks.",
+    default=None,
+    help="Null resamples B of each resampling check. Default: per check, the smallest B >= 100 "
+    "at which it can reach a Holm-adjusted p <= 0.05 in this report.",
 )
 @click.option(
     "--regressor",
-    default="hgb",
+    default="knn",
     show_default=True,
-    help="Regressor of the local checks (hgb, knn, ...).",
+    help="Regressor of the local checks (knn, hgb, ...).",
 )
 @click.option(
     "--html",
@@ -125,7 +125,7 @@ def report_command(
     reference_samples_file: str | None,
     flow_pickle: str | None,
     checks: str,
-    n_resamples: int,
+    n_resamples: int | None,
     regressor: str,
     html_file: str | None,
     seed: int | None,

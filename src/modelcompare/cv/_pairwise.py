@@ -10,6 +10,7 @@ import numpy as np
 
 from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.results import TestResult, result_class
+from modelcompare._foundation.stats import holm_adjust
 from modelcompare._foundation.validation import check_choice, check_vector
 from modelcompare.cv._bayes import check_rope, posterior_probs
 from modelcompare.cv._core import (
@@ -91,11 +92,7 @@ def adjust_pvalues(pvalues: Any, correction: str | None = "holm") -> np.ndarray:
         return p.copy()
     if correction == "bonferroni":
         return np.minimum(1.0, m * p)
-    order = np.argsort(p, kind="stable")
-    stepped = np.minimum(1.0, (m - np.arange(m)) * p[order])
-    out = np.empty(m)
-    out[order] = np.maximum.accumulate(stepped)
-    return out
+    return holm_adjust(p)
 
 
 @result_class

@@ -16,7 +16,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from modelcompare._foundation.errors import DegenerateDataWarning, TooFewResamplesWarning
-from modelcompare._foundation.resources import check_memory, estimate_array_bytes
+from modelcompare._foundation.resources import check_memory, estimate_array_bytes, memory_limit
 from modelcompare._foundation.results import Result, TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
 from modelcompare._foundation.threads import thread_limits
@@ -46,6 +46,7 @@ __all__ = [
     "PerLevelRegressor",
     "fit_null_regressors",
     "local_coverage_test",
+    "max_null_resamples",
     "mc_pvalue",
     "resolve_regressor",
 ]
@@ -186,6 +187,15 @@ def _check_null_memory(n_resamples: int, rows: int, n_levels: int) -> None:
         "the null regressions",
         "levels` or `n_resamples",
     )
+
+
+def max_null_resamples(n_rows: int, n_levels: int) -> int:
+    """The largest B that the memory guard of the null regressions allows (possibly 0).
+
+    The guard counts B × ``n_rows`` × ``n_levels`` float64 values against the memory limit
+    (``MODELCOMPARE_MAX_MEMORY``, 4 GiB by default).
+    """
+    return memory_limit() // max(estimate_array_bytes((n_rows, n_levels)), 1)
 
 
 def _regressor_name(reg: Any) -> str:

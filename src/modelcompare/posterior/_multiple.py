@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from modelcompare._foundation.stats import holm_adjust
+
 __all__ = ["EVAL_CORRECTIONS", "adjust_pvalues", "overall_pvalue"]
 
 #: The corrections across evaluation points that the local tests offer.
@@ -17,17 +19,11 @@ def adjust_pvalues(p: np.ndarray, how: str = "holm") -> np.ndarray:
     ``"bonferroni"``: min(1, k p_i). Both give the same smallest value, min(1, k · min_i p_i).
     """
     p = np.asarray(p, dtype=float)
-    k = p.size
     if how == "bonferroni":
-        return np.minimum(1.0, k * p)
-    order = np.argsort(p, kind="stable")
-    adj = np.maximum.accumulate((k - np.arange(k)) * p[order])
-    out = np.empty_like(p)
-    out[order] = np.minimum(1.0, adj)
-    return out
+        return np.minimum(1.0, p.size * p)
+    return holm_adjust(p)
 
 
 def overall_pvalue(p: np.ndarray) -> float:
     """The smallest Holm-adjusted p-value, min(1, k · min_i p_i): Holm's family-wise p-value."""
-    p = np.asarray(p, dtype=float).reshape(-1)
-    return float(min(1.0, p.size * p.min()))
+    return float(holm_adjust(np.asarray(p, dtype=float).reshape(-1)).min())

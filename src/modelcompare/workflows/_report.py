@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare._foundation.results import Result, check_alpha, result_class, to_builtin
+from modelcompare._foundation.stats import holm_adjust
 
 __all__ = ["CheckOutcome", "PosteriorReport"]
 
@@ -90,18 +91,6 @@ class CheckOutcome(Result):
         return math.nan if self.result is None else float(self.result.pvalue)
 
 
-def holm(pvalues: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values."""
-    m = pvalues.size
-    order = np.argsort(pvalues)
-    adjusted = np.empty(m)
-    running = 0.0
-    for rank, index in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[index]))
-        adjusted[index] = running
-    return adjusted
-
-
 @result_class
 class PosteriorReport(Result):
     """The checks of a posterior estimator, with one verdict (the report protocol).
@@ -117,7 +106,8 @@ class PosteriorReport(Result):
     seed_used : int or None
         The seed every random choice derives from (``None`` for a Generator).
     settings : dict
-        The options the checks ran with.
+        The options the checks ran with; ``settings["n_resamples"]`` maps each resampling check
+        to the B it ran with.
     versions : dict
         Library versions.
     input_hash : str
@@ -127,7 +117,9 @@ class PosteriorReport(Result):
     -----
     :meth:`failures` corrects across checks with Holm's method: each check's overall p-value
     (itself Holm-corrected across its parameters or evaluation points) is adjusted over the checks
-    that ran, so that the family-wise error rate of the whole report is at most ``alpha``.
+    that ran (:attr:`pvalues_adjusted`), so that the family-wise error rate of the whole report is
+    at most ``alpha``. A resampling check with B null resamples can reach an adjusted p-value no
+    smaller than its number of corrected tests times the number of checks, over B + 1.
     """
 
     outcomes: tuple[CheckOutcome, ...]
@@ -147,11 +139,16 @@ class PosteriorReport(Result):
         return {o.name: o.result for o in self.outcomes if o.result is not None}
 
     @property
+    def pvalues_adjusted(self) -> dict[str, float]:
+        """The overall p-value of every check that ran, Holm-adjusted across those checks."""
+        return {name: float(p) for name, p in zip(self._ran(), self._adjusted())}
+
+    @property
     def checks(self) -> Any:
         """A table (pandas DataFrame): name, statistic, pvalue, pvalue_adjusted, tests, skipped."""
         import pandas as pd
 
-        adjusted = dict(zip(self._ran(), self._adjusted()))
+        adjusted = self.pvalues_adjusted
         rows = [
             {
                 "name": o.name,
@@ -170,7 +167,7 @@ class PosteriorReport(Result):
 
     def _adjusted(self) -> np.ndarray:
         pvalues = np.array([o.pvalue for o in self.outcomes if o.result is not None])
-        return holm(pvalues) if pvalues.size else pvalues
+        return holm_adjust(pvalues)
 
     def failures(self, alpha: float = 0.05) -> list[str]:
         """The checks that reject at ``alpha`` after Holm's correction across the checks."""
@@ -201,7 +198,7 @@ class PosteriorReport(Result):
 
     def to_dict(self, *, include_arrays: bool = True) -> dict[str, Any]:
         """The report as JSON-safe Python objects: the table, each result, and the footer."""
-        adjusted = dict(zip(self._ran(), self._adjusted()))
+        adjusted = self.pvalues_adjusted
         return {
             "checks": [
                 {
@@ -366,7 +363,7 @@ def render_html(report: PosteriorReport, *, alpha: float) -> str:
     """The report as one HTML page with inline CSS and base64 PNG figures."""
     esc = html.escape
     failed = set(report.failures(alpha))
-    adjusted = dict(zip(report._ran(), report._adjusted()))
+    adjusted = report.pvalues_adjusted
     verdict_class = "fail" if failed else "pass"
     rows = []
     for o in report.outcomes:

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import time
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from modelcompare._foundation.errors import TooFewResamplesWarning
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.stats import holm_adjust
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
     check_bool,
@@ -23,6 +28,7 @@ from modelcompare.posterior import (
     as_flow,
     global_coverage_test,
     lc2st_nf,
+    level_grid,
     local_coverage_test,
     local_independence_test,
     pit,
@@ -31,12 +37,33 @@ from modelcompare.posterior import (
     sbc_test,
     tarp,
 )
+from modelcompare.posterior._lct import max_null_resamples
 from modelcompare.twosample import c2st
-from modelcompare.workflows._report import ABOUT, CheckOutcome, PosteriorReport, holm
+from modelcompare.workflows._report import ABOUT, CheckOutcome, PosteriorReport
 
-__all__ = ["CHECKS", "ReferenceC2STResult", "build_report", "default_x_eval", "validate_posterior"]
+__all__ = [
+    "CHECKS",
+    "MIN_RESAMPLES",
+    "RESAMPLING_CHECKS",
+    "ReferenceC2STResult",
+    "build_report",
+    "default_x_eval",
+    "report_from_arrays",
+    "resamples_needed",
+    "smallest_adjusted_pvalue",
+    "validate_posterior",
+]
 
 CHECKS = tuple(ABOUT)
+
+#: The checks whose p-values are Monte Carlo p-values (1 + #{T⁽ᵇ⁾ ≥ T}) / (1 + B).
+RESAMPLING_CHECKS = ("local_coverage", "local_independence", "lc2st_nf")
+
+#: The fewest null resamples the report uses when it chooses B itself.
+MIN_RESAMPLES = 100
+
+#: The level at which the automatic B lets every resampling check reject.
+AUTO_ALPHA = 0.05
 
 
 @result_class
@@ -79,6 +106,143 @@ def default_x_eval(x: np.ndarray, n_points: int = 3) -> np.ndarray:
     targets = np.quantile(projection, np.linspace(0.1, 0.9, n_points))
     rows = [int(np.argmin(np.abs(projection - t))) for t in targets]
     return x[rows]
+
+
+def smallest_adjusted_pvalue(n_resamples: int, factors: Sequence[int]) -> float:
+    """The smallest p-value a resampling check can report after its corrections.
+
+    A Monte Carlo p-value is at least 1/(1 + B); each correction that follows multiplies the
+    smallest value by its number of tests (Bonferroni over covariates or pairs, Holm over the
+    evaluation points, Holm over the checks of a report), capped at 1. The products are taken
+    in the same floating-point order as the tests take them.
+
+    Parameters
+    ----------
+    n_resamples : int
+        B, the null resamples.
+    factors : sequence of int
+        The number of tests of each correction, innermost first.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> smallest_adjusted_pvalue(839, (2, 3, 7))  # m = 2, E = 3, 7 checks
+    0.05
+    """
+    p = 1.0 / (1.0 + n_resamples)
+    for factor in factors:
+        p = min(1.0, factor * p)
+    return p
+
+
+def resamples_needed(
+    factors: Sequence[int], *, alpha: float = AUTO_ALPHA, at_least: int = 0
+) -> int:
+    """The smallest B ≥ ``at_least`` whose smallest adjusted p-value is ≤ ``alpha``.
+
+    B + 1 ≥ (∏ factors) / alpha, rounded up, and raised by one until
+    :func:`smallest_adjusted_pvalue` is ≤ ``alpha`` in floating point too.
+
+    Parameters
+    ----------
+    factors : sequence of int
+        The number of tests of each correction (see :func:`smallest_adjusted_pvalue`).
+    alpha : float
+        The level the check must be able to reach.
+    at_least : int
+        A floor on the answer.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> resamples_needed((2, 3, 7))  # local coverage: m = 2, E = 3, Holm over 7 checks
+    839
+    >>> resamples_needed((3, 1), at_least=100)  # L-C2ST-NF alone at 3 points
+    100
+    """
+    total = math.prod(factors)
+    b = max(at_least, math.ceil(Fraction(total) / Fraction(alpha)) - 1, 1)
+    while smallest_adjusted_pvalue(b, factors) > alpha:
+        b += 1
+    return b
+
+
+def _correction_factors(name: str, m: int, e: int, n_checks: int) -> tuple[int, int, int]:
+    """(tests per evaluation point, evaluation points, checks) of a resampling check."""
+    per_point = {"local_coverage": m, "local_independence": m * (m - 1) // 2, "lc2st_nf": 1}
+    return (max(per_point[name], 1), e, n_checks)
+
+
+def _plan_resamples(
+    runners: Mapping[str, Any],
+    checks: Any,
+    n_resamples: int | None,
+    *,
+    m: int,
+    e: int,
+    limits: Mapping[str, int],
+) -> dict[str, int]:
+    """The B of each resampling check that will run; warn when one cannot reach ``AUTO_ALPHA``.
+
+    With ``n_resamples=None`` each check gets the smallest B (at least :data:`MIN_RESAMPLES`) at
+    which it can reach a Holm-adjusted p ≤ 0.05 in this report, unless ``limits`` (the memory
+    guard) caps it.
+    """
+    running = [name for name in _select(checks) if callable(runners.get(name))]
+    factors = {
+        name: _correction_factors(name, m, e, len(running))
+        for name in running
+        if name in RESAMPLING_CHECKS
+    }
+    needed = {name: resamples_needed(f) for name, f in factors.items()}
+    if n_resamples is None:
+        chosen = {name: max(b, MIN_RESAMPLES) for name, b in needed.items()}
+        chosen |= {
+            name: max(limits[name], 1)
+            for name, b in chosen.items()
+            if name in limits and limits[name] < b
+        }
+    else:
+        chosen = dict.fromkeys(needed, n_resamples)
+    short = [name for name, b in needed.items() if chosen[name] < b]
+    if short:
+        lacking = "; ".join(
+            f"{name} runs with B={chosen[name]} (smallest attainable p "
+            f"{smallest_adjusted_pvalue(chosen[name], factors[name]):.3g}) and needs "
+            f"n_resamples >= {needed[name]}"
+            for name in short
+        )
+        cause, remedy = (
+            (
+                "The memory limit of the null regressions caps B",
+                "Raise the limit with the environment variable MODELCOMPARE_MAX_MEMORY.",
+            )
+            if n_resamples is None
+            else (
+                f"`n_resamples`={n_resamples} is too few",
+                "Pass `n_resamples=None` to choose B per check.",
+            )
+        )
+        warnings.warn(
+            f"{cause}: some resampling checks cannot reach a Holm-adjusted p <= {AUTO_ALPHA:g} "
+            f"in this report of {len(running)} checks: {lacking}. {remedy}",
+            TooFewResamplesWarning,
+            stacklevel=3,
+        )
+    return chosen
+
+
+def _quiet_resolution(call: Callable[[], Any]) -> Any:
+    """Run ``call`` without the tests' own resolution warnings (the report issues its own)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TooFewResamplesWarning)
+        return call()
 
 
 def _hash(*arrays: Any) -> str:
@@ -133,7 +297,7 @@ def _reference_c2st(
         results.append(c2st(draws, posterior, classifier=classifier, seed=rng))
     statistics = np.array([r.statistic for r in results])
     pvalues = np.array([r.pvalue for r in results])
-    adjusted = holm(pvalues)
+    adjusted = holm_adjust(pvalues)
     return ReferenceC2STResult(
         statistic=float(statistics.max()),
         pvalue=float(adjusted.min()),
@@ -211,8 +375,8 @@ def validate_posterior(
     reference: Sequence[tuple[Any, Any]] | None = None,
     checks: Any = "all",
     n_posterior_samples: int = 100,
-    n_resamples: int = 100,
-    regressor: Any = "hgb",
+    n_resamples: int | None = None,
+    regressor: Any = "knn",
     classifier: str = "logistic",
     seed: SeedLike = None,
     n_jobs: int | None = None,
@@ -246,11 +410,17 @@ def validate_posterior(
         ``"c2st"``.
     n_posterior_samples : int
         Posterior draws per calibration pair for SBC and TARP.
-    n_resamples : int
-        Null resamples of the local checks and L-C2ST-NF.
+    n_resamples : int or None
+        B, the null resamples of each resampling check (local coverage, local independence,
+        L-C2ST-NF). ``None`` (default): per check, the smallest B ≥ 100 at which the check can
+        reach a Holm-adjusted p ≤ 0.05 in this report (see Notes); for m = 2 parameters, three
+        evaluation points and seven checks, 839 for the local coverage test and 419 for the other
+        two. The B each check ran with is ``report.settings["n_resamples"]``.
     regressor : str or estimator
-        Regressor of the local checks (``"hgb"``, ``"knn"``, ...; see
-        :func:`local_coverage_test`).
+        Regressor of the local checks: ``"knn"`` (default; the 150 nearest neighbours of x₀),
+        ``"hgb"``, or an estimator (see :func:`local_coverage_test` and
+        :func:`local_independence_test`). The kNN null fits share one neighbour index, so the
+        local checks stay fast at the automatic B (see Notes).
     classifier : str
         Classifier of the C2ST check (``"logistic"`` or sbibm's ``"mlp"``).
     seed : int, Generator or None
@@ -266,8 +436,30 @@ def validate_posterior(
         ``checks`` (a table), ``failures(alpha)`` (Holm across checks), ``summary()``,
         ``to_dict()``, ``to_json(path)``, ``to_html(path)``.
 
+    Warns
+    -----
+    TooFewResamplesWarning
+        When a given ``n_resamples`` is too few for some resampling check to reach a
+        Holm-adjusted p ≤ 0.05 in this report (the warning names the checks and the B they need),
+        or when the memory limit of the null regressions caps the automatic B.
+
     Notes
     -----
+    Multiplicity: a check's overall p-value is the smallest Holm-adjusted p-value over its
+    evaluation points (Holm 1979), after Bonferroni over the covariates (local coverage) or the
+    K = m(m − 1)/2 pairs (local independence); :meth:`PosteriorReport.failures` adjusts the
+    overall p-values once more by Holm across the C checks that ran. A Monte Carlo p-value
+    (1 + #{T⁽ᵇ⁾ ≥ T}) / (1 + B) is at least 1/(B + 1), so the smallest adjusted p-value of the
+    local coverage check is m·E·C/(B + 1), and it can reject at 0.05 only if
+    B + 1 ≥ 20·m·E·C (20·K·E·C for local independence, 20·E·C for L-C2ST-NF).
+    ``n_resamples=None`` picks that B per check, at least 100.
+
+    Cost, measured on two shared cores with m = 2: the default report takes about 17 s at
+    N = 500 and 28 s at N = 1000, nearly all of it L-C2ST-NF's 419 null classifiers (4 to 6 s at
+    B = 100); leave it out with ``checks`` when that matters. The kNN local checks take 0.3 to
+    0.5 s at B = 839; ``regressor="hgb"`` needs about 0.2 s per null fit of the local coverage
+    test, some 3 minutes at B = 839.
+
     Threads: every check runs inside the library's thread limits (one inner thread per worker
     when ``n_jobs`` > 1), so OpenMP regressors do not oversubscribe shared cores.
 
@@ -284,12 +476,23 @@ def validate_posterior(
     []
     >>> list(report.checks["name"])
     ['sbc', 'global_coverage', 'pit_independence']
+
+    The local coverage test at three evaluation points, with Holm across two checks: B + 1 must
+    reach 20 · 2 · 3 · 2 = 240.
+
+    >>> report = validate_posterior(
+    ...     model.exact_flow(), theta, x, checks=["global_coverage", "local_coverage"], seed=0)
+    >>> report.settings["n_resamples"]
+    {'local_coverage': 239}
+    >>> report.failures(0.05)
+    []
     """
     theta = check_samples(theta, "theta")
     x = check_samples(x, "x")
     check_same_rows([("theta", theta), ("x", x)], what="validate_posterior")
     n_posterior_samples = check_int(n_posterior_samples, "n_posterior_samples", low=2)
-    n_resamples = check_int(n_resamples, "n_resamples", low=1)
+    if n_resamples is not None:
+        n_resamples = check_int(n_resamples, "n_resamples", low=1)
     n_jobs = check_n_jobs(n_jobs)
     progress = check_bool(progress, "progress")
     flow = flow if hasattr(flow, "to_latent") or hasattr(flow, "sample") else as_flow(flow)
@@ -298,7 +501,8 @@ def validate_posterior(
     no_latent = "the flow has no to_latent(theta, x), so no PIT values"
     no_sample = "the flow has no sample(x, n, seed)"
     pit_values = pit(flow, theta, x) if has_latent else None
-    local = {"regressor": regressor, "n_resamples": n_resamples, "n_jobs": n_jobs}
+    resamples: dict[str, int] = {}  # B per resampling check, planned once the runners are known
+    local = {"regressor": regressor, "n_jobs": n_jobs}
 
     runners: dict[str, Any] = {
         "sbc": (lambda r: sbc(flow, theta, x, n_posterior_samples=n_posterior_samples, seed=r))
@@ -312,12 +516,31 @@ def validate_posterior(
         runners |= {
             "global_coverage": lambda r: global_coverage_test(pit_values, seed=r),
             "pit_independence": lambda r: pit_independence_test(pit_values),
-            "local_coverage": lambda r: local_coverage_test(pit_values, x, x_eval, seed=r, **local),
-            "local_independence": lambda r: local_independence_test(
-                pit_values, x, x_eval, seed=r, **local
+            "local_coverage": lambda r: _quiet_resolution(
+                lambda: local_coverage_test(
+                    pit_values, x, x_eval, n_resamples=resamples["local_coverage"], seed=r, **local
+                )
             ),
-            "lc2st_nf": lambda r: lc2st_nf(
-                flow, theta, x, x_eval, n_resamples=n_resamples, n_jobs=n_jobs, seed=r
+            "local_independence": lambda r: _quiet_resolution(
+                lambda: local_independence_test(
+                    pit_values,
+                    x,
+                    x_eval,
+                    n_resamples=resamples["local_independence"],
+                    seed=r,
+                    **local,
+                )
+            ),
+            "lc2st_nf": lambda r: _quiet_resolution(
+                lambda: lc2st_nf(
+                    flow,
+                    theta,
+                    x,
+                    x_eval,
+                    n_resamples=resamples["lc2st_nf"],
+                    n_jobs=n_jobs,
+                    seed=r,
+                )
             ),
         }
     else:
@@ -333,9 +556,18 @@ def validate_posterior(
     else:
         runners["c2st"] = lambda r: _reference_c2st(flow.sample, reference, r, classifier)
 
+    resamples |= _plan_resamples(
+        runners,
+        checks,
+        n_resamples,
+        m=theta.shape[1],
+        e=x_eval.shape[0],
+        limits={"local_coverage": max_null_resamples(x.shape[0], level_grid(None).size)},
+    )
     settings = {
         "n_posterior_samples": n_posterior_samples,
-        "n_resamples": n_resamples,
+        "n_resamples": dict(resamples),
+        "n_resamples_auto": n_resamples is None,
         "regressor": regressor if isinstance(regressor, str) else type(regressor).__name__,
         "classifier": classifier,
         "n_eval_points": int(x_eval.shape[0]),
@@ -368,8 +600,11 @@ def report_from_arrays(
     reference: Sequence[tuple[Any, Any]] | None = None,
     reference_samples: Sequence[Any] | None = None,
     checks: Any = "all",
-    n_resamples: int = 100,
-    regressor: Any = "hgb",
+    n_resamples: int | None = None,
+    regressor: Any = "knn",
+    levels: Any = None,
+    statistic: str = "mse",
+    eval_correction: str = "holm",
     classifier: str = "logistic",
     seed: SeedLike = None,
     n_jobs: int | None = None,
@@ -380,8 +615,16 @@ def report_from_arrays(
     SBC; posterior draws of shape (N, S, m) with their ``theta`` feed TARP (and SBC when no ranks
     are given); ``reference`` draws with the posterior's ``reference_samples`` at the same
     observations feed C2ST. L-C2ST-NF needs the flow itself and is skipped.
+
+    ``n_resamples`` and ``regressor`` work as in :func:`validate_posterior`. ``levels`` is the
+    credibility grid of the global and local coverage checks (:func:`level_grid`; default 99
+    levels), ``statistic`` the local coverage statistic and ``eval_correction`` the local checks'
+    correction across evaluation points (see :func:`local_coverage_test`).
     """
     n_jobs = check_n_jobs(n_jobs)
+    if n_resamples is not None:
+        n_resamples = check_int(n_resamples, "n_resamples", low=1)
+    grid = level_grid(levels)
     runners: dict[str, Any] = {
         "sbc": "needs SBC ranks (with n_posterior_samples) or posterior draws with theta",
         "tarp": "needs posterior draws with theta",
@@ -393,10 +636,12 @@ def report_from_arrays(
         "c2st": "needs reference draws and the posterior's draws at the same observations",
     }
     sizes = {"n": 0, "n_params": 0, "n_features": 0}
+    resamples: dict[str, int] = {}  # B per resampling check, planned once the runners are known
+    n_eval = 0
     if pit_values is not None:
         pit_values = check_samples(pit_values, "pit_values")
         sizes.update(n=pit_values.shape[0], n_params=pit_values.shape[1])
-        runners["global_coverage"] = lambda r: global_coverage_test(pit_values, seed=r)
+        runners["global_coverage"] = lambda r: global_coverage_test(pit_values, levels=grid, seed=r)
         if pit_values.shape[1] >= 2:
             runners["pit_independence"] = lambda r: pit_independence_test(pit_values)
         if x is not None:
@@ -408,13 +653,30 @@ def report_from_arrays(
                 if x_eval is None
                 else check_samples(x_eval, "x_eval", min_samples=1)
             )
-            local = {"regressor": regressor, "n_resamples": n_resamples, "n_jobs": n_jobs}
-            runners["local_coverage"] = lambda r: local_coverage_test(
-                pit_values, x, x_eval, seed=r, **local
+            n_eval = int(x_eval.shape[0])
+            local = {"regressor": regressor, "eval_correction": eval_correction, "n_jobs": n_jobs}
+            runners["local_coverage"] = lambda r: _quiet_resolution(
+                lambda: local_coverage_test(
+                    pit_values,
+                    x,
+                    x_eval,
+                    levels=grid,
+                    statistic=statistic,
+                    n_resamples=resamples["local_coverage"],
+                    seed=r,
+                    **local,
+                )
             )
             if pit_values.shape[1] >= 2:
-                runners["local_independence"] = lambda r: local_independence_test(
-                    pit_values, x, x_eval, seed=r, **local
+                runners["local_independence"] = lambda r: _quiet_resolution(
+                    lambda: local_independence_test(
+                        pit_values,
+                        x,
+                        x_eval,
+                        n_resamples=resamples["local_independence"],
+                        seed=r,
+                        **local,
+                    )
                 )
     if draws is not None:
         draws = np.asarray(draws, dtype=float)
@@ -447,12 +709,33 @@ def report_from_arrays(
             return lookup[next(calls)][:n_draws]
 
         runners["c2st"] = lambda r: _reference_c2st(sample, reference, r, classifier)
-    arrays = [pit_values, x, x_eval, ranks, draws, theta]
-    return build_report(
-        **sizes,
-        runners=runners,
-        checks=checks,
-        seed=seed,
-        settings={"n_resamples": n_resamples, "classifier": classifier, "from": "arrays"},
-        input_hash=_hash(*[a for a in arrays if a is not None]),
+    resamples |= _plan_resamples(
+        runners,
+        checks,
+        n_resamples,
+        m=sizes["n_params"],
+        e=n_eval,
+        limits={"local_coverage": max_null_resamples(sizes["n"], grid.size)},
     )
+    settings: dict[str, Any] = {
+        "n_resamples": dict(resamples),
+        "n_resamples_auto": n_resamples is None,
+        "regressor": regressor if isinstance(regressor, str) else type(regressor).__name__,
+        "n_levels": int(grid.size),
+        "statistic": statistic,
+        "eval_correction": eval_correction,
+        "classifier": classifier,
+        "from": "arrays",
+    }
+    if n_eval:
+        settings.update(n_eval_points=n_eval, x_eval=x_eval)
+    arrays = [pit_values, x, x_eval, ranks, draws, theta]
+    with thread_limits(n_jobs=n_jobs):  # one scan of the thread pools for all the null fits
+        return build_report(
+            **sizes,
+            runners=runners,
+            checks=checks,
+            seed=seed,
+            settings=settings,
+            input_hash=_hash(*[a for a in arrays if a is not None]),
+        )
