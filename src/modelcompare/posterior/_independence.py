@@ -420,17 +420,19 @@ def local_independence_test(
     mean, scale = _standardisation(x)
     xs, xe = (x - mean) / scale, (x_eval - mean) / scale
     z = gaussianise(p)
-    g_null = np.stack(
-        Parallel(n_jobs=n_jobs)(
-            delayed(_null_products)(reg, xs, xe, c, n_jobs) for c in null_rng.spawn(n_resamples)
-        )
-    )  # (B, E)
-    g_obs = np.stack(
-        Parallel(n_jobs=n_jobs)(
-            delayed(_fit_predict)(reg, xs, z[:, i] * z[:, j], xe, sklearn_seed(c), n_jobs)
-            for (i, j), c in zip(pair_list, obs_rng.spawn(len(pair_list)))
-        )
-    )  # (K, E)
+    # one limit around the loops: serial fits reuse it instead of rescanning the thread pools
+    with thread_limits(n_jobs=n_jobs):
+        g_null = np.stack(
+            Parallel(n_jobs=n_jobs)(
+                delayed(_null_products)(reg, xs, xe, c, n_jobs) for c in null_rng.spawn(n_resamples)
+            )
+        )  # (B, E)
+        g_obs = np.stack(
+            Parallel(n_jobs=n_jobs)(
+                delayed(_fit_predict)(reg, xs, z[:, i] * z[:, j], xe, sklearn_seed(c), n_jobs)
+                for (i, j), c in zip(pair_list, obs_rng.spawn(len(pair_list)))
+            )
+        )  # (K, E)
     t_obs, t_null = g_obs**2, g_null**2
     pair_pvalues = mc_pvalue(t_obs, t_null[:, None, :])
     pvalues = np.minimum(1.0, len(pair_list) * pair_pvalues.min(axis=0))

@@ -162,9 +162,11 @@ def _fit_null(
     mean, scale = _standardisation(x)
     xs = (x - mean) / scale
     children = rng.spawn(n_resamples)
-    models = Parallel(n_jobs=n_jobs)(
-        delayed(_null_fit)(reg, xs, levels, c, n_jobs) for c in children
-    )
+    # one limit around the loop: serial fits reuse it instead of rescanning the thread pools
+    with thread_limits(n_jobs=n_jobs):
+        models = Parallel(n_jobs=n_jobs)(
+            delayed(_null_fit)(reg, xs, levels, c, n_jobs) for c in children
+        )
     return NullRegressors(
         levels=levels,
         regressor=_regressor_name(reg),
@@ -523,10 +525,11 @@ def local_coverage_test(
     _check_null_memory(null.n_resamples + m, x_eval.shape[0], grid.size)
     xs = null.standardise(x)
     xe = null.standardise(x_eval)
-    fits = Parallel(n_jobs=n_jobs)(
-        delayed(_limited_fit)(reg, xs, p[:, i], grid, sklearn_seed(c), n_jobs)
-        for i, c in enumerate(obs_rng.spawn(m))
-    )
+    with thread_limits(n_jobs=n_jobs):
+        fits = Parallel(n_jobs=n_jobs)(
+            delayed(_limited_fit)(reg, xs, p[:, i], grid, sklearn_seed(c), n_jobs)
+            for i, c in enumerate(obs_rng.spawn(m))
+        )
     with thread_limits():
         r_obs = np.stack([f.predict(xe) for f in fits])  # (m, E, G)
         r_null = np.stack([mdl.predict(xe) for mdl in null._models])  # (B, E, G)
