@@ -267,3 +267,17 @@ def test_sbi_non_gaussian_bases_are_refused(model, base, data, workdir):
         estimator = posterior_nn(model=model, hidden_features=8)(theta, x)
     with pytest.raises(TypeError, match=rf"{base}.*not a standard normal N\(0, I_2\)"):
         as_flow(estimator)
+
+
+@pytest.mark.filterwarnings("ignore:torch.triangular_solve is deprecated:UserWarning")
+def test_validate_posterior_takes_an_sbi_posterior_as_it_is(sbi_flow, data):
+    """sbi's posteriors have a `sample` of their own: the report must adapt them, not call it."""
+    from modelcompare import validate_posterior
+
+    _, posterior, _ = sbi_flow
+    theta, x = data["theta"][N_TRAIN:], data["x"][N_TRAIN:]
+    report = validate_posterior(
+        posterior, theta, x, checks=["sbc", "global_coverage"], n_posterior_samples=20, seed=0
+    )
+    assert list(report.checks["skipped"]) == [None, None]
+    assert np.all(np.isfinite(report.checks["pvalue"]))

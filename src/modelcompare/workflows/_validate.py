@@ -281,6 +281,23 @@ class _Draws:
         return self.draws[:, :n]
 
 
+def _as_protocol(flow: Any) -> Any:
+    """The flow protocol for ``flow``: estimators (sbi, zuko, nflows) through :func:`as_flow`.
+
+    An object with ``to_latent`` is used as it is, and one that only offers ``sample(x, n, seed)``
+    is kept for the sampling checks. sbi's posteriors have a ``sample`` of their own with another
+    signature, so the adapters are tried before that fallback.
+    """
+    if hasattr(flow, "to_latent"):
+        return flow
+    try:
+        return as_flow(flow)
+    except TypeError:
+        if hasattr(flow, "sample"):
+            return flow
+        raise
+
+
 def _reference_c2st(
     sample: Callable[[np.ndarray, int, Any], np.ndarray],
     reference: Sequence[tuple[Any, Any]],
@@ -495,7 +512,7 @@ def validate_posterior(
         n_resamples = check_int(n_resamples, "n_resamples", low=1)
     n_jobs = check_n_jobs(n_jobs)
     progress = check_bool(progress, "progress")
-    flow = flow if hasattr(flow, "to_latent") or hasattr(flow, "sample") else as_flow(flow)
+    flow = _as_protocol(flow)
     x_eval = default_x_eval(x) if x_eval is None else check_samples(x_eval, "x_eval", min_samples=1)
     has_latent, has_sample = hasattr(flow, "to_latent"), hasattr(flow, "sample")
     no_latent = "the flow has no to_latent(theta, x), so no PIT values"
