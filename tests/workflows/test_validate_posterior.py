@@ -139,6 +139,21 @@ def test_bad_arguments_are_named() -> None:
         mc.validate_posterior(model.exact_flow(), theta, x[:-1])
     with pytest.raises(ValueError, match="alpha"):
         mc.validate_posterior(model.exact_flow(), theta, x, checks="sbc").failures(1.5)
+    with pytest.raises(ValueError, match="`regressor`"):
+        mc.validate_posterior(model.exact_flow(), theta, x, checks="sbc", regressor="forest")
+
+
+def test_a_classifier_regressor_skips_only_the_local_independence_check() -> None:
+    # "logistic" and "mlp" fit one classifier per level: the local coverage test has them, the
+    # local independence test (a regression of products) has no counterpart and is skipped
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(2))
+    theta, x = model.simulate(200, seed=0)
+    checks = ["local_coverage", "local_independence"]
+    kwargs = {"checks": checks, "regressor": "logistic", "n_resamples": 5, "seed": 0}
+    report = _quiet(mc.validate_posterior, model.exact_flow(), theta, x, x_eval=x[:1], **kwargs)
+    skipped = {o.name: o.skipped for o in report.outcomes}
+    assert skipped["local_coverage"] is None
+    assert "'knn' or 'hgb'" in skipped["local_independence"]
 
 
 def test_c2st_against_reference_draws() -> None:

@@ -19,6 +19,7 @@ from modelcompare._foundation.stats import holm_adjust
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
     check_bool,
+    check_choice,
     check_int,
     check_n_jobs,
     check_same_rows,
@@ -281,6 +282,28 @@ class _Draws:
         return self.draws[:, :n]
 
 
+#: Regressor names of the local coverage test; the local independence test regresses products of
+#: Gaussianised PIT values and has a counterpart for the first two only.
+LOCAL_REGRESSORS = ("knn", "hgb", "mlp", "logistic")
+INDEPENDENCE_REGRESSORS = ("knn", "hgb")
+
+
+def _check_regressor(regressor: Any) -> Any:
+    if isinstance(regressor, str):
+        return check_choice(regressor, "regressor", LOCAL_REGRESSORS)
+    return regressor
+
+
+def _no_independence_regressor(regressor: Any) -> str | None:
+    """Why the local independence check cannot use ``regressor`` (None when it can)."""
+    if isinstance(regressor, str) and regressor not in INDEPENDENCE_REGRESSORS:
+        return (
+            f"regressor {regressor!r} classifies; the local independence test regresses "
+            f"and takes {' or '.join(map(repr, INDEPENDENCE_REGRESSORS))}"
+        )
+    return None
+
+
 def _as_protocol(flow: Any) -> Any:
     """The flow protocol for ``flow``: estimators (sbi, zuko, nflows) through :func:`as_flow`.
 
@@ -436,7 +459,9 @@ def validate_posterior(
     regressor : str or estimator
         Regressor of the local checks: ``"knn"`` (default; the 150 nearest neighbours of x₀),
         ``"hgb"``, or an estimator (see :func:`local_coverage_test` and
-        :func:`local_independence_test`). The kNN null fits share one neighbour index, so the
+        :func:`local_independence_test`). ``"mlp"`` and ``"logistic"`` (one classifier per
+        level) serve the local coverage test only; the local independence check is then skipped
+        with that reason. The kNN null fits share one neighbour index, so the
         local checks stay fast at the automatic B (see Notes).
     classifier : str
         Classifier of the C2ST check (``"logistic"`` or sbibm's ``"mlp"``).
@@ -512,6 +537,7 @@ def validate_posterior(
         n_resamples = check_int(n_resamples, "n_resamples", low=1)
     n_jobs = check_n_jobs(n_jobs)
     progress = check_bool(progress, "progress")
+    regressor = _check_regressor(regressor)
     flow = _as_protocol(flow)
     x_eval = default_x_eval(x) if x_eval is None else check_samples(x_eval, "x_eval", min_samples=1)
     has_latent, has_sample = hasattr(flow, "to_latent"), hasattr(flow, "sample")
@@ -566,6 +592,8 @@ def validate_posterior(
         runners["local_independence"] = runners["lc2st_nf"] = no_latent
     if pit_values is not None and theta.shape[1] < 2:
         runners["pit_independence"] = runners["local_independence"] = "θ has one parameter"
+    elif pit_values is not None and (why := _no_independence_regressor(regressor)):
+        runners["local_independence"] = why
     if reference is None:
         runners["c2st"] = "no reference draws were given"
     elif not has_sample:
@@ -639,6 +667,7 @@ def report_from_arrays(
     correction across evaluation points (see :func:`local_coverage_test`).
     """
     n_jobs = check_n_jobs(n_jobs)
+    regressor = _check_regressor(regressor)
     if n_resamples is not None:
         n_resamples = check_int(n_resamples, "n_resamples", low=1)
     grid = level_grid(levels)
@@ -695,6 +724,8 @@ def report_from_arrays(
                         **local,
                     )
                 )
+                if why := _no_independence_regressor(regressor):
+                    runners["local_independence"] = why
     if draws is not None:
         draws = np.asarray(draws, dtype=float)
         if draws.ndim != 3:
