@@ -82,6 +82,7 @@ def test_tarp_sbi_convention():
     assert (sbi.levels[0], sbi.levels[-1]) == pytest.approx((f.min(), f.max()), abs=1e-7)
     assert (sbi.ecp[0], sbi.ecp[-1]) == (0.0, 1.0)
     assert np.all(np.diff(sbi.ecp) >= 0)
+    assert (ours.convention, sbi.convention) == ("modelcompare", "sbi")
     # Both ATCs approximate ∫₀¹ (ECP(γ) − γ) dγ = 1/2 − mean(f): positive for a wide posterior.
     assert sbi.atc > 0.01
     assert sbi.atc == pytest.approx(0.5 - f.mean(), abs=0.02)

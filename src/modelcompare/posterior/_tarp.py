@@ -49,6 +49,8 @@ class TARPResult(TestResult):
         Number of pairs.
     n_posterior_samples : int
         S, posterior draws per pair.
+    convention : {"modelcompare", "sbi"}
+        The rescaling and level grid the curve was computed with (see :func:`tarp`).
     seed_used : int or None
         The seed of the draws, the references and the KS jitter.
 
@@ -71,6 +73,7 @@ class TARPResult(TestResult):
     coverage_values: np.ndarray
     n: int
     n_posterior_samples: int
+    convention: str
     seed_used: int | None
 
     _repr_fields = ("statistic", "pvalue", "atc", "n")
@@ -270,5 +273,6 @@ def tarp(
         coverage_values=f,
         n=theta.shape[0],
         n_posterior_samples=s,
+        convention=convention,
         seed_used=seed_used,
     )
