@@ -160,7 +160,10 @@ class PosteriorReport(Result):
             }
             for o in self.outcomes
         ]
-        return pd.DataFrame(rows)
+        table = pd.DataFrame(rows)
+        # object dtype keeps None for the checks that ran (a string column would show NaN)
+        table["skipped"] = pd.Series([o.skipped for o in self.outcomes], dtype=object)
+        return table
 
     def _ran(self) -> list[str]:
         return [o.name for o in self.outcomes if o.result is not None]
