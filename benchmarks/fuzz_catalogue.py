@@ -1396,10 +1396,6 @@ KNOWN_ESCAPES |= {
     "as_flow:obj=int": "as_flow raises a TypeError that does not name `obj`",
     "as_flow:obj=str": "as_flow raises a TypeError that does not name `obj`",
     "lc2st_nf:flow=int": "lc2st_nf's refusal of a non-flow does not name `flow`",
-    "plot_pit_correlations:labels=wrong_length": "labels of the wrong length are not checked",
-    "plot_global_pp:band=bogus": "`band` is not validated as a choice",
-    "plot_global_pp:band=int": "`band` is not validated as a choice",
-    "plot_local_pp:index=str": "a non-int `index` escapes as a foreign error",
 }
 
 
