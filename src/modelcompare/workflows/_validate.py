@@ -13,14 +13,15 @@ from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
+    as_numpy,
     check_bool,
     check_int,
     check_n_jobs,
+    check_nonempty,
     check_same_rows,
     check_samples,
 )
 from modelcompare.posterior import (
-    as_flow,
     global_coverage_test,
     lc2st_nf,
     local_coverage_test,
@@ -31,6 +32,7 @@ from modelcompare.posterior import (
     sbc_test,
     tarp,
 )
+from modelcompare.posterior._adapters import adapt_flow
 from modelcompare.twosample import c2st
 from modelcompare.workflows._report import ABOUT, CheckOutcome, PosteriorReport, holm
 
@@ -194,12 +196,39 @@ def build_report(
 def _select(checks: Any) -> list[str]:
     if isinstance(checks, str) and checks == "all":
         return list(CHECKS)
+    if not isinstance(checks, str) and not hasattr(checks, "__iter__"):
+        msg = f"`checks` must be 'all', a check name or a list of names; got {checks!r}."
+        raise TypeError(msg)
     names = [checks] if isinstance(checks, str) else list(checks)
     unknown = [c for c in names if c not in CHECKS]
     if unknown or not names:
         msg = f"`checks` must be 'all' or names among {list(CHECKS)}; got {checks!r}."
         raise ValueError(msg)
     return [c for c in CHECKS if c in names]
+
+
+def _check_reference(
+    reference: Any, n_params: int, n_features: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Validated ``(x_o, draws)`` pairs: x_o of shape (1, d) like ``x``, draws (n, m) like ``theta``."""
+    out = []
+    for i, pair in enumerate(check_nonempty(reference, "reference")):
+        if isinstance(pair, str | bytes) or not hasattr(pair, "__len__") or len(pair) != 2:
+            msg = f"`reference[{i}]` must be a pair (x_o, draws); got {type(pair).__name__}."
+            raise TypeError(msg)
+        x_o, draws = pair
+        name = f"reference[{i}] x_o"
+        x_o = check_samples(as_numpy(x_o, name).reshape(1, -1), name, min_samples=1)
+        if x_o.shape[1] != n_features:
+            msg = f"`{name}` must have {n_features} values like a row of `x`; got {x_o.shape[1]}."
+            raise ValueError(msg)
+        name = f"reference[{i}] draws"
+        draws = check_samples(draws, name)
+        if draws.shape[1] != n_params:
+            msg = f"`{name}` must have {n_params} columns like `theta`; got {draws.shape[1]}."
+            raise ValueError(msg)
+        out.append((x_o, draws))
+    return out
 
 
 def validate_posterior(
@@ -292,7 +321,10 @@ def validate_posterior(
     n_resamples = check_int(n_resamples, "n_resamples", low=1)
     n_jobs = check_n_jobs(n_jobs)
     progress = check_bool(progress, "progress")
-    flow = flow if hasattr(flow, "to_latent") or hasattr(flow, "sample") else as_flow(flow)
+    _select(checks)  # refuse bad names before any check runs
+    if reference is not None:
+        reference = _check_reference(reference, theta.shape[1], x.shape[1])
+    flow = flow if hasattr(flow, "to_latent") or hasattr(flow, "sample") else adapt_flow(flow)
     x_eval = default_x_eval(x) if x_eval is None else check_samples(x_eval, "x_eval", min_samples=1)
     has_latent, has_sample = hasattr(flow, "to_latent"), hasattr(flow, "sample")
     no_latent = "the flow has no to_latent(theta, x), so no PIT values"
