@@ -25,6 +25,13 @@ class Beta:
     pass
 
 
+class _FakeAxes:
+    figure = None
+
+    def plot(self, *args: object) -> None:
+        pass
+
+
 def test_check_result_type_names_the_argument_and_the_producer() -> None:
     check_result_type(Alpha(), Alpha, "make_a")
     check_result_type(Beta(), (Alpha, Beta), "make_a or make_b")
@@ -58,8 +65,10 @@ def test_missing_matplotlib_gives_an_install_hint(monkeypatch: pytest.MonkeyPatc
         pyplot("plot_x")
     with pytest.raises(MissingDependencyError, match="plot_x"):
         new_axes(None, "plot_x")
-    given = object()
+    given = _FakeAxes()
     assert new_axes(given, "plot_x") is given  # an Axes given needs no import
+    with pytest.raises(TypeError, match="`ax` must be a matplotlib Axes; got int"):
+        new_axes(3, "plot_x")
 
 
 def test_new_axes_and_axes_row() -> None:
@@ -75,4 +84,6 @@ def test_new_axes_and_axes_row() -> None:
     assert list(axes_row(axes, 3, "plot_x")) == list(axes.ravel()[:3])
     with pytest.raises(ValueError, match=r"`axes` must hold at least 3 Axes \(one per panel\)"):
         axes_row(axes[0], 3, "plot_x")
+    with pytest.raises(TypeError, match=r"`axes\[1\]` must be a matplotlib Axes; got str"):
+        axes_row([axes[0, 0], "b", axes[1, 0]], 3, "plot_x")
     plt.close("all")

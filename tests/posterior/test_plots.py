@@ -83,6 +83,8 @@ def test_plot_options_are_validated(results):
     with pytest.raises(ValueError, match=r"`index` must be in \[0, 4\]; got -1"):
         plot_local_pp(loc, -1)
     assert len(plot_local_pp(loc, np.int64(1))) == 2
+    with pytest.raises(TypeError, match=r"`axes\[0\]` must be a matplotlib Axes; got int"):
+        plot_global_pp(glob, axes=[3, 4])
     plt.close("all")
 
 
@@ -100,6 +102,8 @@ def test_calibration_plots_check_their_labels():
     assert ax.get_legend_handles_labels()[1][1:] == ["a", "b"]
     with pytest.raises(ValueError, match=r"`labels` must have 2 entries .*; got 1"):
         plot_sbc(res, labels=["a"])
+    with pytest.raises(TypeError, match="`ax` must be a matplotlib Axes; got int"):
+        plot_sbc(res, ax=3)
     pit_values = rng.random((100, 3))
     ax = plot_pit_correlations(pit_independence_test(pit_values), labels=["a", "b", "c"])
     assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b", "c"]

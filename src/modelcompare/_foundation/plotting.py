@@ -40,10 +40,24 @@ def new_axes(ax: Any, purpose: str, **subplots: Any) -> Any:
         The plotting function's name, for the message when matplotlib is missing.
     **subplots
         Passed to ``plt.subplots`` for the new figure (e.g. ``figsize``).
+
+    Raises
+    ------
+    TypeError
+        If ``ax`` is neither None nor an Axes.
     """
     if ax is None:
         _, ax = pyplot(purpose).subplots(**subplots)
+        return ax
+    _check_axes(ax, "ax")
     return ax
+
+
+def _check_axes(ax: Any, name: str) -> None:
+    # duck-typed, so that matplotlib need not be imported to refuse a wrong object
+    if not (hasattr(ax, "plot") and hasattr(ax, "figure")):
+        msg = f"`{name}` must be a matplotlib Axes; got {type(ax).__name__}."
+        raise TypeError(msg)
 
 
 def axes_row(axes: Any, k: int, purpose: str, *, what: str = "one per panel") -> np.ndarray:
@@ -62,6 +76,8 @@ def axes_row(axes: Any, k: int, purpose: str, *, what: str = "one per panel") ->
 
     Raises
     ------
+    TypeError
+        If an entry of ``axes`` is not an Axes.
     ValueError
         If ``axes`` holds fewer than ``k`` Axes.
     """
@@ -71,6 +87,8 @@ def axes_row(axes: Any, k: int, purpose: str, *, what: str = "one per panel") ->
     if arr.size < k:
         msg = f"`axes` must hold at least {k} Axes ({what}); got {arr.size}."
         raise ValueError(msg)
+    for i, ax in enumerate(arr[:k]):
+        _check_axes(ax, f"axes[{i}]")
     return arr[:k]
 
 
