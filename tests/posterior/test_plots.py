@@ -65,6 +65,8 @@ def test_local_plots(results):
         plot_local_pp(loc, 9)
     with pytest.raises(ValueError, match="path"):
         plot_local_statistics(loc, path=[1, 2])
+    with pytest.raises(TypeError, match="`path` must hold numeric data"):
+        plot_local_statistics(loc, path=list("abcde"))
     plt.close("all")
 
 

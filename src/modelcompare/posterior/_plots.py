@@ -17,7 +17,7 @@ from modelcompare._foundation.plotting import (
     new_axes,
 )
 from modelcompare._foundation.results import check_alpha
-from modelcompare._foundation.validation import check_choice, check_int
+from modelcompare._foundation.validation import check_choice, check_int, check_vector
 from modelcompare.posterior._global import GlobalCoverageResult
 from modelcompare.posterior._lct import LocalCoverageResult
 
@@ -193,7 +193,7 @@ def plot_local_statistics(
     """
     check_result_type(result, LocalCoverageResult, "local_coverage_test")
     m, e = result.statistics.shape
-    t = np.arange(e) if path is None else np.asarray(path, dtype=float).reshape(-1)
+    t = np.arange(e) if path is None else check_vector(path, "path")
     if t.size != e:
         msg = f"`path` must have {e} values (one per evaluation point); got {t.size}."
         raise ValueError(msg)
