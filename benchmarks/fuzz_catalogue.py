@@ -1390,17 +1390,6 @@ def _known() -> tuple[dict[str, str], dict[str, str]]:
 
 
 KNOWN_ESCAPES, KNOWN_CLI_ESCAPES = _known()
-# escapes still open in the posterior part
-KNOWN_ESCAPES |= {
-    "as_flow:obj=none": "as_flow raises a TypeError that does not name `obj`",
-    "as_flow:obj=int": "as_flow raises a TypeError that does not name `obj`",
-    "as_flow:obj=str": "as_flow raises a TypeError that does not name `obj`",
-    "lc2st_nf:flow=int": "lc2st_nf's refusal of a non-flow does not name `flow`",
-    "plot_pit_correlations:labels=wrong_length": "labels of the wrong length are not checked",
-    "plot_global_pp:band=bogus": "`band` is not validated as a choice",
-    "plot_global_pp:band=int": "`band` is not validated as a choice",
-    "plot_local_pp:index=str": "a non-int `index` escapes as a foreign error",
-}
 
 
 def quick_subset(cases: list[Case], per_function: int = 10, seed: int = 2024) -> list[Case]:

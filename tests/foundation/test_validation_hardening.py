@@ -11,6 +11,7 @@ from modelcompare._foundation.validation import (
     as_numpy,
     check_bandwidth,
     check_bool,
+    check_float32_range,
     check_fraction,
     check_int,
     check_n_jobs,
@@ -237,3 +238,26 @@ def test_ragged_lists_of_tensors_still_say_so():
     ragged = [torch.ones(2, requires_grad=True), torch.ones(3)]
     with pytest.raises(ValueError, match=r"`x` could not be read as an array"):
         check_samples(ragged, "x")
+
+
+# ------------------------------------------------------------------------- check_float32_range
+@pytest.mark.parametrize(
+    "value", [np.zeros((0, 2)), np.array([1.0, -3.4e38]), np.array([[np.finfo(np.float32).max]])]
+)
+def test_check_float32_range_accepts(value):
+    check_float32_range(value, "x")
+
+
+@pytest.mark.parametrize("big", [3.5e38, -1e300, np.inf])
+def test_check_float32_range_refuses(big):
+    with pytest.raises(ValueError, match=r"^`x` holds values beyond the float32 range \(largest"):
+        check_float32_range(np.array([[0.0, big]]), "x")
+
+
+def test_check_float32_range_says_what_and_whose():
+    with pytest.raises(
+        ValueError, match=r"float32 range of the classifiers \(largest \|value\| 1e\+300"
+    ):
+        check_float32_range(np.array([1e300]), "x", what="the classifiers")
+    with pytest.raises(ValueError, match=r"^the latent of `theta` holds values beyond"):
+        check_float32_range(np.array([1e300]), "theta", subject="the latent of `theta`")

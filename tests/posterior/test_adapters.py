@@ -191,8 +191,12 @@ def test_sbi_adapter_with_zuko_backed_estimator():
 
 
 def test_as_flow_rejects_unknown():
-    with pytest.raises(TypeError, match="Cannot adapt"):
+    with pytest.raises(
+        TypeError, match=r"^`obj` must be a flow with `to_latent\(theta, x\)`.*got int"
+    ):
         as_flow(42)
+    with pytest.raises(TypeError, match="`obj` must be a flow"):
+        as_flow(None)
 
 
 # -- the base distribution must be N(0, I_m) ---------------------------------------------------

@@ -65,4 +65,54 @@ def test_local_plots(results):
         plot_local_pp(loc, 9)
     with pytest.raises(ValueError, match="path"):
         plot_local_statistics(loc, path=[1, 2])
+    with pytest.raises(TypeError, match="`path` must hold numeric data"):
+        plot_local_statistics(loc, path=list("abcde"))
+    plt.close("all")
+
+
+def test_plot_options_are_validated(results):
+    glob, loc = results
+    for band in ("both", "pointwise", "simultaneous", "none"):
+        plot_global_pp(glob, band=band)
+    with pytest.raises(ValueError, match="`band` must be one of 'both'"):
+        plot_global_pp(glob, band="upper")
+    with pytest.raises(ValueError, match=r"`labels` must have 2 entries"):
+        plot_global_histograms(glob, labels=["a"])
+    with pytest.raises(TypeError, match="`index` must be an int; got '0'"):
+        plot_local_pp(loc, "0")
+    with pytest.raises(TypeError, match="`index` must be an int"):
+        plot_local_pp(loc, True)
+    with pytest.raises(ValueError, match=r"`index` must be in \[0, 4\]; got -1"):
+        plot_local_pp(loc, -1)
+    assert len(plot_local_pp(loc, np.int64(1))) == 2
+    with pytest.raises(TypeError, match=r"`axes\[0\]` must be a matplotlib Axes; got int"):
+        plot_global_pp(glob, axes=[3, 4])
+    plt.close("all")
+
+
+def test_calibration_plots_check_their_labels():
+    from modelcompare import (
+        pit_independence_test,
+        plot_pit_correlations,
+        plot_sbc,
+        sbc_test,
+    )
+
+    rng = np.random.default_rng(0)
+    res = sbc_test(rng.integers(0, 21, size=(100, 2)), 20, seed=0)
+    ax = plot_sbc(res, labels=["a", "b"])
+    assert ax.get_legend_handles_labels()[1][1:] == ["a", "b"]
+    with pytest.raises(ValueError, match=r"`labels` must have 2 entries .*; got 1"):
+        plot_sbc(res, labels=["a"])
+    with pytest.raises(TypeError, match="`ax` must be a matplotlib Axes; got int"):
+        plot_sbc(res, ax=3)
+    pit_values = rng.random((100, 3))
+    ax = plot_pit_correlations(pit_independence_test(pit_values), labels=["a", "b", "c"])
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b", "c"]
+    with pytest.raises(ValueError, match=r"`labels` must have 3 entries .*; got 2"):
+        plot_pit_correlations(pit_values, labels=["a", "b"])
+    with pytest.raises(ValueError, match=r"`result` must lie in \[0, 1\]"):
+        plot_pit_correlations(pit_values * 3)
+    with pytest.raises(ValueError, match="`result` as PIT values must have m >= 2 columns"):
+        plot_pit_correlations(pit_values[:, :1])
     plt.close("all")

@@ -169,6 +169,38 @@ def test_c2st_against_reference_draws() -> None:
     assert bad.results["c2st"].statistics.shape == (2,)
 
 
+def test_reference_draws_are_validated_before_any_check() -> None:
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(2))
+    theta, x = model.simulate(40, seed=0)
+    flow = model.exact_flow()
+    draws = np.zeros((30, 2))
+    cases = [
+        ([], ValueError, "`reference` must not be empty"),
+        ([(x[0], draws), (x[1],)], TypeError, r"`reference\[1\]` must be a pair \(x_o, draws\)"),
+        ([(x[0, :1], draws)], ValueError, r"`reference\[0\] x_o` must have 2 values like a row"),
+        ([(x[0], draws[:, :1])], ValueError, r"`reference\[0\] draws` must have 2 columns"),
+        ([(x[0], draws[:1])], ValueError, r"`reference\[0\] draws` needs at least 2 rows"),
+        ([(x[0], "draws")], TypeError, r"`reference\[0\] draws` must be numeric"),
+    ]
+    for reference, error, message in cases:
+        with pytest.raises(error, match=message):
+            mc.validate_posterior(flow, theta, x, reference=reference, checks="c2st")
+    # x_o as a (1, d) row works as well as a (d,) vector
+    report = mc.validate_posterior(
+        flow, theta, x, reference=[(x[:1], flow.sample(x[:1], 40, seed=1)[0])], checks="c2st"
+    )
+    assert report.results["c2st"].statistics.shape == (1,)
+
+
+def test_checks_and_flow_are_named_when_refused() -> None:
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(2))
+    theta, x = model.simulate(40, seed=0)
+    with pytest.raises(TypeError, match="`checks` must be 'all', a check name or a list"):
+        mc.validate_posterior(model.exact_flow(), theta, x, checks=3)
+    with pytest.raises(TypeError, match="`flow` must be a flow with `to_latent"):
+        mc.validate_posterior(object(), theta, x, checks="sbc")
+
+
 @pytest.fixture(scope="module")
 def html_page(tmp_path_factory, correlated) -> str:
     model, theta, x = correlated

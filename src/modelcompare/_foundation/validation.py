@@ -18,6 +18,7 @@ __all__ = [
     "check_bandwidth",
     "check_bool",
     "check_choice",
+    "check_float32_range",
     "check_fraction",
     "check_int",
     "check_n_jobs",
@@ -397,3 +398,48 @@ def check_choice(value: Any, name: str, options: Iterable[str]) -> str:
         msg = f"`{name}` must be one of {allowed}; got {value!r}."
         raise ValueError(msg)
     return value
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def check_float32_range(
+    arr: np.ndarray, name: str, *, what: str = "", subject: str | None = None
+) -> None:
+    """Refuse finite values that a float32 computation would turn into inf.
+
+    Parameters
+    ----------
+    arr : numpy.ndarray
+        Validated, finite float data (after any rescaling the computation applies).
+    name : str
+        The argument the values come from, named in the message.
+    what : str
+        What computes in float32, for the message (``"the classifiers"``).
+    subject : str, optional
+        The message's subject, when the values are derived from ``name`` (default: ```name```).
+
+    Raises
+    ------
+    ValueError
+        If some absolute value exceeds the largest float32, about 3.4e38.
+
+    Examples
+    --------
+    >>> check_float32_range(np.array([1.0, -3e38]), "x")
+    >>> check_float32_range(np.array([1.0, 1e300]), "x", what="the classifiers")
+    Traceback (most recent call last):
+    ...
+    ValueError: `x` holds values beyond the float32 range of the classifiers (largest |value| ...
+    """
+    if arr.size == 0:
+        return
+    largest = float(np.max(np.abs(arr)))
+    if largest > _FLOAT32_MAX:
+        of = f" of {what}" if what else ""
+        subject = f"`{name}`" if subject is None else subject
+        msg = (
+            f"{subject} holds values beyond the float32 range{of} (largest |value| {largest:.3g}, "
+            "float32 holds up to 3.4e38); rescale the data."
+        )
+        raise ValueError(msg)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare._foundation.optional import import_optional
+from modelcompare._foundation.plotting import check_result_type, new_axes
 from modelcompare.categorical._granularity import GranularityResult
 
 __all__ = ["plot_granularity"]
@@ -56,16 +57,9 @@ def plot_granularity(result: GranularityResult, *, ax: Any = None, **kwargs: Any
     >>> ax.get_xlabel()
     'level k (number of bins)'
     """
-    if not isinstance(result, GranularityResult):
-        msg = (
-            "`result` must be a GranularityResult (from modelcompare.granularity); got "
-            f"{type(result).__name__}."
-        )
-        raise TypeError(msg)
-    plt = import_optional("matplotlib.pyplot", purpose="plot_granularity")
+    check_result_type(result, GranularityResult, "modelcompare.granularity")
+    ax = new_axes(ax, "plot_granularity", figsize=(6.4, 4.0))
     ticker = import_optional("matplotlib.ticker", purpose="plot_granularity")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.0))
     k = np.asarray(result.k_values)
     tv = np.asarray(result.tv)
     rejected = np.asarray(result.decisions, dtype=bool)

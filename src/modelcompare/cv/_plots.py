@@ -6,19 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from modelcompare._foundation.optional import import_optional
+from modelcompare._foundation.plotting import check_result_type, new_axes
 from modelcompare._foundation.results import check_alpha
 from modelcompare.cv._bayes import BayesianTTestResult
 from modelcompare.cv._multi import NemenyiResult, WilcoxonHolmResult
 
 __all__ = ["plot_critical_difference", "plot_posterior"]
-
-
-def _axes(ax: Any, purpose: str) -> Any:
-    plt = import_optional("matplotlib.pyplot", purpose=purpose)
-    if ax is None:
-        _, ax = plt.subplots()
-    return ax
 
 
 def plot_posterior(
@@ -60,9 +53,7 @@ def plot_posterior(
     >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
     """
-    if not isinstance(result, BayesianTTestResult):
-        msg = f"`result` must be a BayesianTTestResult; got {type(result).__name__}."
-        raise TypeError(msg)
+    check_result_type(result, BayesianTTestResult, "bayesian_ttest")
     if (
         not isinstance(names, tuple | list)
         or len(names) != 2
@@ -70,7 +61,7 @@ def plot_posterior(
     ):
         msg = f"`names` must be two model names (str, str); got {names!r}."
         raise TypeError(msg)
-    ax = _axes(ax, "plot_posterior")
+    ax = new_axes(ax, "plot_posterior")
     a, b = names
     lo, hi = result.rope
     if result.posterior is None:  # point mass
@@ -165,6 +156,7 @@ def plot_critical_difference(
     >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
     """
+    check_result_type(result, (NemenyiResult, WilcoxonHolmResult), "nemenyi_test or wilcoxon_holm")
     if isinstance(result, NemenyiResult):
         if alpha is not None:
             msg = (
@@ -176,18 +168,12 @@ def plot_critical_difference(
         cliques = result.cliques()
         cd: float | None = result.threshold
         method = "Nemenyi"
-    elif isinstance(result, WilcoxonHolmResult):
+    else:
         level = 0.05 if alpha is None else check_alpha(alpha)
         cliques = result.cliques(level)
         cd = None
         method = "Wilcoxon" + (f", {result.correction}" if result.correction else "")
-    else:
-        msg = (
-            "`result` must be a NemenyiResult or a WilcoxonHolmResult; "
-            f"got {type(result).__name__}."
-        )
-        raise TypeError(msg)
-    ax = _axes(ax, "plot_critical_difference")
+    ax = new_axes(ax, "plot_critical_difference")
     names = list(result.names)
     ranks = np.asarray(result.average_ranks, dtype=float)
     k = len(names)

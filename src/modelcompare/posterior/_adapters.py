@@ -23,7 +23,7 @@ from modelcompare._foundation.torch_support import import_torch
 from modelcompare._foundation.validation import check_int, check_samples
 from modelcompare.posterior._flows import _pair_iv
 
-__all__ = ["NflowsFlow", "SbiFlow", "ZukoFlow", "as_flow"]
+__all__ = ["NflowsFlow", "SbiFlow", "ZukoFlow", "adapt_flow", "as_flow"]
 
 _LOG_2PI = float(np.log(2 * np.pi))
 #: what third-party base distributions raise when they cannot be evaluated without a context
@@ -557,13 +557,41 @@ def as_flow(obj: Any) -> Any:
     ...     print(str(err)[:68])
     The zuko flow NCSF's base distribution is BoxUniform(low: torch.Size
     """
+    return adapt_flow(obj, "obj")
+
+
+def adapt_flow(obj: Any, name: str = "flow") -> Any:
+    """:func:`as_flow` for the argument ``name`` of a caller: its refusal names that argument.
+
+    Raises
+    ------
+    TypeError
+        If ``obj`` is none of the objects :func:`as_flow` adapts, or its base is not N(0, I_m).
+    ValueError
+        If the base is standard normal but of the wrong width.
+    """
     if hasattr(obj, "to_latent"):
         return obj
+    adapter = _adapter(obj)
+    if adapter is None:
+        msg = (
+            f"`{name}` must be a flow with `to_latent(theta, x)`, or a zuko flow, an nflows flow, "
+            f"an sbi posterior or an sbi density estimator to wrap; got {type(obj).__name__}."
+        )
+        raise TypeError(msg)
+    return adapter(obj)
+
+
+def is_estimator(obj: Any) -> bool:
+    """Whether ``obj`` is an sbi, nflows or zuko estimator that :func:`as_flow` wraps."""
+    return _adapter(obj) is not None
+
+
+def _adapter(obj: Any) -> Any:
     if hasattr(obj, "posterior_estimator") or _is_sbi_estimator(obj):
-        return SbiFlow(obj)
+        return SbiFlow
     if hasattr(obj, "_transform") and hasattr(obj, "_embedding_net"):
-        return NflowsFlow(obj)
+        return NflowsFlow
     if callable(obj) and hasattr(obj, "parameters"):
-        return ZukoFlow(obj)
-    msg = f"Cannot adapt {type(obj).__name__} to the flow protocol (needs `to_latent`)."
-    raise TypeError(msg)
+        return ZukoFlow
+    return None

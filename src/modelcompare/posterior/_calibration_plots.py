@@ -6,29 +6,16 @@ from typing import Any
 
 import numpy as np
 
-from modelcompare._foundation.optional import import_optional
+from modelcompare._foundation.plotting import check_labels, check_result_type, new_axes
 from modelcompare._foundation.validation import check_choice, check_fraction
 from modelcompare.posterior._independence import IndependenceResult
+from modelcompare.posterior._pit import check_pit_values
 from modelcompare.posterior._sbc import SBCResult
 from modelcompare.posterior._tarp import TARPResult
 
 __all__ = ["plot_pit_correlations", "plot_sbc", "plot_tarp"]
 
-
-def _plt() -> Any:
-    return import_optional("matplotlib.pyplot", purpose="plotting the calibration checks")
-
-
-def _ax(ax: Any) -> Any:
-    if ax is None:
-        _, ax = _plt().subplots(figsize=(5.0, 3.6))
-    return ax
-
-
-def _expect(result: Any, cls: type, function: str) -> None:
-    if not isinstance(result, cls):
-        msg = f"`result` must be a {cls.__name__} (from {function}); got {type(result).__name__}."
-        raise TypeError(msg)
+_FIGSIZE = (5.0, 3.6)
 
 
 def plot_sbc(
@@ -75,13 +62,13 @@ def plot_sbc(
     >>> len(ax.lines) >= 2
     True
     """
-    _expect(result, SBCResult, "sbc or sbc_test")
+    check_result_type(result, SBCResult, "sbc or sbc_test")
     kind = check_choice(kind, "kind", ("ecdf", "hist"))
     level = check_fraction(confidence_level, "confidence_level")
-    ax = _ax(ax)
     ranks = np.asarray(result.ranks, dtype=float)
     n, m = ranks.shape
-    names = list(labels) if labels is not None else [f"θ{j + 1}" for j in range(m)]
+    names = check_labels(labels, m, [f"θ{j + 1}" for j in range(m)])
+    ax = new_axes(ax, "plot_sbc", figsize=_FIGSIZE)
     u = ranks / result.n_posterior_samples
     if kind == "ecdf":
         grid = np.linspace(0.0, 1.0, 201)
@@ -140,8 +127,8 @@ def plot_tarp(result: TARPResult, *, ax: Any = None, **kwargs: Any) -> Any:
     >>> len(ax.lines)
     2
     """
-    _expect(result, TARPResult, "tarp")
-    ax = _ax(ax)
+    check_result_type(result, TARPResult, "tarp")
+    ax = new_axes(ax, "plot_tarp", figsize=_FIGSIZE)
     ax.plot([0, 1], [0, 1], color="k", lw=0.8, ls="--", label="calibrated")
     ax.plot(result.levels, result.ecp, label="TARP", **kwargs)
     ax.set(
@@ -196,9 +183,9 @@ def plot_pit_correlations(result: Any, *, ax: Any = None, labels: Any = None, **
     elif isinstance(result, np.ndarray | list | tuple):
         from scipy import stats
 
-        values = np.asarray(result, dtype=float)
-        if values.ndim != 2 or values.shape[1] < 2:
-            msg = f"PIT values must have shape (N, m) with m >= 2; got {values.shape}."
+        values = check_pit_values(result, "result")
+        if values.shape[1] < 2:
+            msg = f"`result` as PIT values must have m >= 2 columns; got shape {values.shape}."
             raise ValueError(msg)
         matrix = np.atleast_2d(stats.spearmanr(values).statistic)
         title = "Spearman correlation of the PIT values"
@@ -208,9 +195,9 @@ def plot_pit_correlations(result: Any, *, ax: Any = None, labels: Any = None, **
             f"got {type(result).__name__}."
         )
         raise TypeError(msg)
-    ax = _ax(ax)
     m = matrix.shape[0]
-    names = list(labels) if labels is not None else [f"θ{j + 1}" for j in range(m)]
+    names = check_labels(labels, m, [f"θ{j + 1}" for j in range(m)])
+    ax = new_axes(ax, "plot_pit_correlations", figsize=_FIGSIZE)
     image = ax.imshow(matrix, vmin=-1, vmax=1, cmap="RdBu_r", **kwargs)
     for i in range(m):
         for j in range(m):

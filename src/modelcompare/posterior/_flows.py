@@ -29,6 +29,8 @@ __all__ = [
     "ConditionalGaussianModel",
     "FlowCheckResult",
     "check_flow",
+    "latents",
+    "require_latent",
 ]
 
 _LOG_2PI = float(np.log(2 * np.pi))
@@ -53,6 +55,52 @@ def _pair_iv(theta: Any, x: Any) -> tuple[np.ndarray, np.ndarray]:
     x = check_samples(x, "x", min_samples=1)
     check_same_rows([("theta", theta), ("x", x)], what="a flow")
     return theta, x
+
+
+def require_latent(flow: Any, name: str = "flow") -> None:
+    """Refuse a ``flow`` without ``to_latent``, with a message naming the argument.
+
+    Raises
+    ------
+    TypeError
+        If ``flow`` has no ``to_latent`` method.
+    """
+    if not hasattr(flow, "to_latent"):
+        msg = (
+            f"`{name}` must have a `to_latent(theta, x)` method (the normalising direction); got "
+            f"{type(flow).__name__}. Wrap zuko/nflows/sbi estimators with modelcompare.as_flow."
+        )
+        raise TypeError(msg)
+
+
+def latents(
+    flow: Any, theta: np.ndarray, x: np.ndarray, *, chunk_size: int | None = None
+) -> np.ndarray:
+    """z = ``flow.to_latent(theta, x)`` as a float64 array of ``theta``'s shape, checked finite.
+
+    ``theta`` and ``x`` are validated arrays with the same rows; ``chunk_size`` rows are passed to
+    the flow at a time (all at once by default).
+
+    Raises
+    ------
+    ValueError
+        If the flow returns another shape, NaN or inf.
+    """
+    n, m = theta.shape
+    step = n if chunk_size is None else chunk_size
+    parts = []
+    for start in range(0, n, step):
+        z = np.asarray(flow.to_latent(theta[start : start + step], x[start : start + step]))
+        rows = min(step, n - start)
+        if z.size != rows * m:  # a flat or (rows, 1, m) latent is read as (rows, m)
+            msg = f"`flow.to_latent` returned shape {z.shape}; expected ({rows}, {m})."
+            raise ValueError(msg)
+        parts.append(np.asarray(z, dtype=float).reshape(rows, m))
+    z = np.concatenate(parts, axis=0)
+    if not np.all(np.isfinite(z)):
+        msg = "`flow.to_latent` returned NaN or inf."
+        raise ValueError(msg)
+    return z
 
 
 class AffineGaussianFlow:
@@ -323,6 +371,20 @@ def _logdet_finite_differences(flow: Any, theta: np.ndarray, x: np.ndarray) -> n
     return np.linalg.slogdet(jac)[1]
 
 
+def _check_finite_densities(log_q: np.ndarray, implied: np.ndarray) -> None:
+    """Both log-densities of every row must be finite for their difference to mean anything."""
+    bad = ~(np.isfinite(log_q) & np.isfinite(implied))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        msg = (
+            f"the log-densities at row {row} of `theta` and `x` are not finite (flow.log_prob gives "
+            f"{log_q[row]:.3g}, log N(z; 0, I) + log|det ∂z/∂θ| gives {implied[row]:.3g}), so they "
+            f"cannot be compared ({int(bad.sum())} such row(s)); check the flow at points where its "
+            "density is positive and its latent of moderate size, such as calibration pairs."
+        )
+        raise ValueError(msg)
+
+
 def check_flow(flow: Any, theta: Any, x: Any, *, atol: float = 1e-4) -> FlowCheckResult:
     """Self-check that a flow's latent is the one its density uses.
 
@@ -346,6 +408,14 @@ def check_flow(flow: Any, theta: Any, x: Any, *, atol: float = 1e-4) -> FlowChec
     FlowCheckResult
         ``statistic`` is the largest absolute error, ``passed`` whether it is ≤ ``atol``.
 
+    Raises
+    ------
+    TypeError
+        If ``flow`` has no ``log_prob``, or neither ``latent_and_logdet`` nor ``to_latent``.
+    ValueError
+        If a row's log-densities are not finite (θ where the flow's density vanishes, or a latent
+        so large that its squared norm overflows): the check has nothing to compare there.
+
     Examples
     --------
     >>> import numpy as np
@@ -364,12 +434,27 @@ def check_flow(flow: Any, theta: Any, x: Any, *, atol: float = 1e-4) -> FlowChec
         z, logdet = flow.latent_and_logdet(theta, x)
         method = "flow"
     else:
+        require_latent(flow)
         z = flow.to_latent(theta, x)
         logdet = _logdet_finite_differences(flow, theta, x)
         method = "finite differences"
+    n = theta.shape[0]
     z = np.asarray(z, dtype=float)
-    implied = -0.5 * np.sum(z**2, axis=1) - 0.5 * z.shape[1] * _LOG_2PI + np.asarray(logdet)
-    errors = np.abs(np.asarray(flow.log_prob(theta, x), dtype=float).reshape(-1) - implied)
+    if z.shape != theta.shape:
+        msg = f"the flow's latent has shape {z.shape}; expected {theta.shape} like `theta`."
+        raise ValueError(msg)
+    with np.errstate(over="ignore", invalid="ignore"):
+        implied = -0.5 * np.sum(z**2, axis=1) - 0.5 * z.shape[1] * _LOG_2PI
+        implied = implied + np.asarray(logdet, dtype=float).reshape(-1)
+    log_q = np.asarray(flow.log_prob(theta, x), dtype=float).reshape(-1)
+    if log_q.shape != (n,) or implied.shape != (n,):
+        msg = (
+            f"`flow.log_prob` and the log-determinant must give one value per row ({n}); got "
+            f"{log_q.size} and {implied.size}."
+        )
+        raise ValueError(msg)
+    _check_finite_densities(log_q, implied)
+    errors = np.abs(log_q - implied)
     stat = float(np.max(errors))
     return FlowCheckResult(
         passed=bool(stat <= atol),

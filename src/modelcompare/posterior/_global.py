@@ -326,6 +326,15 @@ def global_coverage_test(
     confidence_level = check_fraction(confidence_level, "confidence_level")
     simultaneous = check_choice(simultaneous, "simultaneous", _SIMULTANEOUS)
     band_correction = check_choice(band_correction, "band_correction", ("none", "bonferroni"))
+    if n_bins is None:
+        n_bins = int(np.clip(n // 50, 5, 20))
+    n_bins = check_int(n_bins, "n_bins", low=1)
+    # the bin edges and the counts of every covariate (np.histogram's and their stack)
+    check_memory(
+        estimate_array_bytes(n_bins + 1) + 2 * estimate_array_bytes((n_bins, m), np.int64),
+        "the PIT histograms",
+        "n_bins",
+    )
     rng, seed_used = check_seed(seed)
     level = 1 - (1 - confidence_level) / m if band_correction == "bonferroni" else confidence_level
     ks = [stats.kstest(p[:, i], "uniform") for i in range(m)]
@@ -333,9 +342,6 @@ def global_coverage_test(
     pvalues = np.array([r.pvalue for r in ks])
     check_memory(estimate_array_bytes((n, grid.size, m), bool), "the PP-curves", "levels")
     pp = (p[:, None, :] <= grid[None, :, None]).mean(axis=0)
-    if n_bins is None:
-        n_bins = int(np.clip(n // 50, 5, 20))
-    n_bins = check_int(n_bins, "n_bins", low=1)
     edges = np.linspace(0, 1, n_bins + 1)
     counts = np.stack([np.histogram(p[:, i], bins=edges)[0] for i in range(m)], axis=1)
     eta = 1 - level

@@ -17,12 +17,19 @@ from scipy import stats
 from scipy.special import ndtri
 
 from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.resources import (
+    GENERATOR_BYTES,
+    check_memory,
+    estimate_array_bytes,
+)
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
     check_choice,
     check_int,
+    check_n_jobs,
+    check_nonempty,
     check_same_rows,
     check_same_width,
     check_samples,
@@ -54,8 +61,11 @@ def _pairs(m: int, pairs: Any) -> list[tuple[int, int]]:
     if pairs is None:
         return list(itertools.combinations(range(m), 2))
     out = []
-    for pair in pairs:
-        i, j = (int(v) for v in pair)
+    for k, pair in enumerate(check_nonempty(pairs, "pairs")):
+        if isinstance(pair, str | bytes) or not hasattr(pair, "__len__") or len(pair) != 2:
+            msg = f"`pairs[{k}]` must be a pair (i, j) of column indices; got {pair!r}."
+            raise TypeError(msg)
+        i, j = (check_int(v, f"pairs[{k}]") for v in pair)
         if not (0 <= i < m and 0 <= j < m and i != j):
             msg = f"`pairs` must hold distinct column indices in [0, {m}); got {pair!r}."
             raise ValueError(msg)
@@ -414,6 +424,14 @@ def local_independence_test(
     reg = _resolve_mean_regressor(regressor)
     n_resamples = _check_n_resamples(n_resamples)
     eval_correction = check_choice(eval_correction, "eval_correction", EVAL_CORRECTIONS)
+    n_jobs = check_n_jobs(n_jobs)
+    # the B null predictions at the E points (their list, its stack and their squares), and one
+    # spawned generator per null fit
+    check_memory(
+        3 * estimate_array_bytes((n_resamples, x_eval.shape[0])) + n_resamples * GENERATOR_BYTES,
+        "the null regressions",
+        "n_resamples",
+    )
     _warn_resolution(len(pair_list), x_eval.shape[0], n_resamples, "bonferroni")
     rng, seed_used = check_seed(seed)
     null_rng, obs_rng = rng.spawn(2)

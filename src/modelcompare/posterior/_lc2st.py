@@ -8,15 +8,24 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
 
+from modelcompare._foundation.mlp.recipe import mlp_memory_bytes
+from modelcompare._foundation.resources import (
+    GENERATOR_BYTES,
+    check_memory,
+    estimate_array_bytes,
+)
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
 from modelcompare._foundation.validation import (
+    check_bool,
     check_choice,
+    check_float32_range,
     check_int,
+    check_n_jobs,
     check_same_width,
     check_samples,
 )
-from modelcompare.posterior._flows import _pair_iv
+from modelcompare.posterior._flows import _pair_iv, latents, require_latent
 from modelcompare.posterior._lc2st_engine import (
     HIDDEN,
     MAX_EPOCHS,
@@ -115,6 +124,49 @@ class LC2STResult(TestResult):
     null_statistics: np.ndarray
 
     _repr_fields = ("statistic", "pvalue", "n", "n_resamples", "classifier")
+
+
+def _check_lc2st_memory(
+    n: int, width: int, n_points: int, n_eval: int, n_resamples: int, mlp: bool
+) -> None:
+    """Refuse a run whose classifiers, null statistics or evaluation rows pass the memory limit.
+
+    Always: the B null statistics at the E points, one spawned generator per null classifier and
+    the n_eval base draws with their rows at every point. On the batched engine (``mlp``), also
+    the B + 1 float32 training sets of 2N rows, the networks' training state and their class-1
+    probabilities on the E · n_eval evaluation rows.
+    """
+    rows = n_points * n_eval
+    n_bytes = (
+        estimate_array_bytes((n_resamples, n_points))
+        + n_resamples * GENERATOR_BYTES
+        + estimate_array_bytes((n_eval, width))
+        + estimate_array_bytes((rows, width), np.float32)
+    )
+    if mlp:
+        k = n_resamples + 1
+        n_bytes += (
+            estimate_array_bytes((k, 2 * n, width), np.float32)
+            + estimate_array_bytes((k, rows), np.float32)
+            + mlp_memory_bytes(width, HIDDEN, 2 * n, rows, k)
+        )
+    check_memory(n_bytes, "the L-C2ST classifiers and their statistics", "n_resamples` or `n_eval")
+
+
+def _check_features(z: np.ndarray, xs: np.ndarray, xe: np.ndarray) -> None:
+    """The classifiers' inputs must fit float32 (the MLP engine's precision)."""
+    check_float32_range(
+        z,
+        "theta",
+        what="the classifiers",
+        subject="the latent z = flow.to_latent(θ, x) of `theta` given `x`",
+    )
+    check_float32_range(
+        xs, "x", what="the classifiers", subject="`x` after its z-score (a column near the limit)"
+    )
+    check_float32_range(
+        xe, "x_eval", what="the classifiers", subject="`x_eval` after the z-score by `x`'s scale"
+    )
 
 
 def _fit_stat(
@@ -226,6 +278,7 @@ def lc2st_nf(
     >>> res.statistics.shape, res.null_statistics.shape
     ((2,), (19, 2))
     """
+    require_latent(flow)
     theta, x = _pair_iv(theta, x)
     x_eval = check_samples(x_eval, "x_eval", min_samples=1)
     check_same_width([("x", x), ("x_eval", x_eval)], what="lc2st_nf")
@@ -233,12 +286,17 @@ def lc2st_nf(
     n_resamples = _check_n_resamples(n_resamples)
     clf = _classifier(classifier)
     eval_correction = check_choice(eval_correction, "eval_correction", EVAL_CORRECTIONS)
+    n_jobs = check_n_jobs(n_jobs)
+    progress = check_bool(progress, "progress")
+    n, m = theta.shape
+    _check_lc2st_memory(n, m + x.shape[1], x_eval.shape[0], n_eval, n_resamples, clf is None)
     rng, seed_used = check_seed(seed)
     null_rng, obs_rng, eval_rng = rng.spawn(3)
-    z = np.asarray(flow.to_latent(theta, x), dtype=float)
-    n, m = z.shape
+    z = latents(flow, theta, x)
     mean, scale = _standardisation(x)
-    xs, xe = (x - mean) / scale, (x_eval - mean) / scale
+    with np.errstate(over="ignore"):
+        xs, xe = (x - mean) / scale, (x_eval - mean) / scale
+    _check_features(z, xs, xe)
     z_eval = eval_rng.standard_normal((n_eval, m))
     if clf is None:
         fits = lc2st_statistics(

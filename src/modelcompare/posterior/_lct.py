@@ -16,7 +16,12 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from modelcompare._foundation.errors import DegenerateDataWarning, TooFewResamplesWarning
-from modelcompare._foundation.resources import check_memory, estimate_array_bytes, memory_limit
+from modelcompare._foundation.resources import (
+    GENERATOR_BYTES,
+    check_memory,
+    estimate_array_bytes,
+    memory_limit,
+)
 from modelcompare._foundation.results import Result, TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, sklearn_seed
 from modelcompare._foundation.threads import thread_limits
@@ -24,6 +29,7 @@ from modelcompare._foundation.validation import (
     check_choice,
     check_fraction,
     check_int,
+    check_n_jobs,
     check_same_rows,
     check_same_width,
     check_samples,
@@ -122,8 +128,16 @@ class NullRegressors(Result):
 
 
 def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = x.mean(axis=0)
+        scale = x.std(axis=0)
+    if not (np.isfinite(mean).all() and np.isfinite(scale).all()):
+        # values near the float64 limit: their sum or squares overflow, so take the moments of
+        # x / max|x| and scale them back
+        big = np.max(np.abs(x), axis=0)
+        unit = np.where(big > 0, big, 1.0)
+        mean = (x / unit).mean(axis=0) * unit
+        scale = (x / unit).std(axis=0) * unit
     if np.any(scale == 0):
         warnings.warn(
             "Some columns of `x` are constant; they carry no information for the local tests.",
@@ -183,9 +197,9 @@ def _fit_null(
 
 def _check_null_memory(n_resamples: int, rows: int, n_levels: int) -> None:
     # B null CDF curves over the grid at ``rows`` points (the fits' level-expanded targets and the
-    # null predictions both grow with levels x rows x resamples)
+    # null predictions both grow with levels x rows x resamples), and one spawned generator per fit
     check_memory(
-        estimate_array_bytes((n_resamples, rows, n_levels)),
+        estimate_array_bytes((n_resamples, rows, n_levels)) + n_resamples * GENERATOR_BYTES,
         "the null regressions",
         "levels` or `n_resamples",
     )
@@ -280,6 +294,7 @@ def fit_null_regressors(
     grid = level_grid(levels)
     reg = resolve_regressor(regressor)
     n_resamples = _check_n_resamples(n_resamples)
+    n_jobs = check_n_jobs(n_jobs)
     rng, seed_used = check_seed(seed)
     null_rng, _ = rng.spawn(2)
     return _fit_null(x, grid, reg, n_resamples, null_rng, seed_used, n_jobs)
@@ -499,6 +514,7 @@ def local_coverage_test(
     eval_correction = check_choice(eval_correction, "eval_correction", EVAL_CORRECTIONS)
     confidence_level = check_fraction(confidence_level, "confidence_level")
     band_correction = check_choice(band_correction, "band_correction", ("bonferroni", "none"))
+    n_jobs = check_n_jobs(n_jobs)
     rng, seed_used = check_seed(seed)
     null_rng, obs_rng = rng.spawn(2)
     if null is None:

@@ -8,6 +8,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from modelcompare._foundation.validation import check_int, check_same_rows, check_samples
+from modelcompare.posterior._flows import latents, require_latent
 
 __all__ = ["check_pit_values", "pit"]
 
@@ -58,24 +59,9 @@ def pit(flow: Any, theta: Any, x: Any, *, chunk_size: int | None = None) -> np.n
     theta = check_samples(theta, "theta", min_samples=1)
     x = check_samples(x, "x", min_samples=1)
     n = check_same_rows([("theta", theta), ("x", x)], what="pit")
-    if not hasattr(flow, "to_latent"):
-        msg = (
-            "`flow` must have a `to_latent(theta, x)` method (the normalising direction); got "
-            f"{type(flow).__name__}. Wrap zuko/nflows/sbi estimators with modelcompare.as_flow."
-        )
-        raise TypeError(msg)
+    require_latent(flow)
     step = n if chunk_size is None else check_int(chunk_size, "chunk_size", low=1)
-    parts = []
-    for start in range(0, n, step):
-        z = np.asarray(flow.to_latent(theta[start : start + step], x[start : start + step]))
-        parts.append(np.asarray(z, dtype=float).reshape(-1, theta.shape[1]))
-    z = np.concatenate(parts, axis=0)
-    if z.shape != theta.shape:
-        msg = f"`flow.to_latent` returned shape {z.shape}; expected {theta.shape}."
-        raise ValueError(msg)
-    if not np.all(np.isfinite(z)):
-        msg = "`flow.to_latent` returned NaN or inf."
-        raise ValueError(msg)
+    z = latents(flow, theta, x, chunk_size=step)
     return ndtr(z)
 
 

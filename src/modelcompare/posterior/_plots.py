@@ -10,49 +10,28 @@ from typing import Any
 
 import numpy as np
 
-from modelcompare._foundation.optional import import_optional
+from modelcompare._foundation.plotting import (
+    axes_row,
+    check_labels,
+    check_result_type,
+    new_axes,
+)
 from modelcompare._foundation.results import check_alpha
+from modelcompare._foundation.validation import check_choice, check_int, check_vector
 from modelcompare.posterior._global import GlobalCoverageResult
 from modelcompare.posterior._lct import LocalCoverageResult
 
 __all__ = ["plot_global_histograms", "plot_global_pp", "plot_local_pp", "plot_local_statistics"]
 
-
-def _plt() -> Any:
-    return import_optional("matplotlib.pyplot", purpose="plotting the posterior diagnostics")
+BANDS = ("both", "pointwise", "simultaneous", "none")
 
 
-def _axes(axes: Any, k: int) -> np.ndarray:
-    if axes is None:
-        _, axes = _plt().subplots(1, k, figsize=(3.2 * k, 3.0), squeeze=False)
-    arr = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
-    if arr.size < k:
-        msg = f"`axes` must hold at least {k} Axes (one per covariate); got {arr.size}."
-        raise ValueError(msg)
-    return arr[:k]
-
-
-def _check_result(result: Any, expected: type, func: str) -> None:
-    if not isinstance(result, expected):
-        producer = {
-            "GlobalCoverageResult": "global_coverage_test",
-            "LocalCoverageResult": "local_coverage_test",
-        }[expected.__name__]
-        msg = (
-            f"{func}: `result` must be a {expected.__name__} (from {producer}); "
-            f"got {type(result).__name__}."
-        )
-        raise TypeError(msg)
+def _axes(axes: Any, k: int, purpose: str) -> np.ndarray:
+    return axes_row(axes, k, purpose, what="one per covariate")
 
 
 def _labels(m: int, labels: Any) -> list[str]:
-    if labels is None:
-        return [f"z{i + 1}" for i in range(m)]
-    labels = list(labels)
-    if len(labels) != m:
-        msg = f"`labels` must have {m} entries; got {len(labels)}."
-        raise ValueError(msg)
-    return [str(v) for v in labels]
+    return check_labels(labels, m, [f"z{i + 1}" for i in range(m)])
 
 
 def plot_global_pp(
@@ -92,11 +71,12 @@ def plot_global_pp(
     2
     >>> matplotlib.pyplot.close("all")
     """
-    _check_result(result, GlobalCoverageResult, "plot_global_pp")
+    check_result_type(result, GlobalCoverageResult, "global_coverage_test")
+    band = check_choice(band, "band", BANDS)
     m = result.pp_values.shape[1]
-    axs = _axes(axes, m)
-    a = result.levels
     names = _labels(m, labels)
+    axs = _axes(axes, m, "plot_global_pp")
+    a = result.levels
     for i, ax in enumerate(axs):
         if band in ("both", "simultaneous"):
             lo, hi = result.simultaneous_band
@@ -109,7 +89,8 @@ def plot_global_pp(
         ax.set_title(f"{names[i]} (KS p={result.pvalues[i]:.2g})")
         ax.set_xlabel("credibility level γ")
         ax.set_ylabel("r̂(γ)")
-    axs[0].legend(fontsize="x-small", loc="upper left")
+    if band != "none":
+        axs[0].legend(fontsize="x-small", loc="upper left")
     return axs
 
 
@@ -144,10 +125,10 @@ def plot_global_histograms(
     2
     >>> matplotlib.pyplot.close("all")
     """
-    _check_result(result, GlobalCoverageResult, "plot_global_histograms")
+    check_result_type(result, GlobalCoverageResult, "global_coverage_test")
     m = result.hist_counts.shape[1]
-    axs = _axes(axes, m)
     names = _labels(m, labels)
+    axs = _axes(axes, m, "plot_global_histograms")
     edges = result.bin_edges
     lo, hi = result.hist_band
     corr = ", Bonferroni" if result.band_correction == "bonferroni" else ""
@@ -210,19 +191,19 @@ def plot_local_statistics(
     1
     >>> matplotlib.pyplot.close("all")
     """
-    _check_result(result, LocalCoverageResult, "plot_local_statistics")
-    if ax is None:
-        _, ax = _plt().subplots(figsize=(5, 3))
+    check_result_type(result, LocalCoverageResult, "local_coverage_test")
     m, e = result.statistics.shape
-    t = np.arange(e) if path is None else np.asarray(path, dtype=float).reshape(-1)
+    t = np.arange(e) if path is None else check_vector(path, "path")
     if t.size != e:
         msg = f"`path` must have {e} values (one per evaluation point); got {t.size}."
         raise ValueError(msg)
     names = _labels(m, labels)
+    level = None if alpha is None else check_alpha(alpha)
+    ax = new_axes(ax, "plot_local_statistics", figsize=(5, 3))
     for i in range(m):
         ax.plot(t, result.statistics[i], marker=".", label=f"T {names[i]}", **kwargs)
-    if alpha is not None:
-        rej = result.pvalues_adjusted <= check_alpha(alpha)
+    if level is not None:
+        rej = result.pvalues_adjusted <= level
         if rej.any():
             top = result.statistics.max(axis=0)
             label = f"H0(x₀) rejected at {alpha:g} ({result.eval_correction})"
@@ -274,13 +255,11 @@ def plot_local_pp(
     1
     >>> matplotlib.pyplot.close("all")
     """
-    _check_result(result, LocalCoverageResult, "plot_local_pp")
+    check_result_type(result, LocalCoverageResult, "local_coverage_test")
     m, e, _ = result.r_hat.shape
-    if not 0 <= index < e:
-        msg = f"`index` must be in [0, {e}); got {index}."
-        raise ValueError(msg)
-    axs = _axes(axes, m)
+    index = check_int(index, "index", low=0, high=e - 1)
     names = _labels(m, labels)
+    axs = _axes(axes, m, "plot_local_pp")
     a = result.levels
     for i, ax in enumerate(axs):
         ax.fill_between(

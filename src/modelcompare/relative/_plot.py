@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from modelcompare._foundation.optional import import_optional
+from modelcompare._foundation.plotting import new_axes
 from modelcompare.relative._maps import PowerCriterionMap
 
 __all__ = ["plot_power_criterion_map"]
@@ -63,9 +63,7 @@ def plot_power_criterion_map(result_or_map: Any, *, ax: Any = None, **kwargs: An
     if d > 2:
         msg = f"plot_power_criterion_map draws 1-D and 2-D data only; these locations have d = {d}."
         raise ValueError(msg)
-    plt = import_optional("matplotlib.pyplot", purpose="plot_power_criterion_map")
-    if ax is None:
-        _, ax = plt.subplots()
+    ax = new_axes(ax, "plot_power_criterion_map")
     if d == 1:
         order = np.argsort(pts[:, 0], kind="stable")
         if is_map:

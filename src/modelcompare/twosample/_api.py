@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import field
@@ -12,6 +11,7 @@ import numpy as np
 from sklearn.model_selection import KFold
 
 from modelcompare._foundation.errors import ConvergenceWarning, DegenerateDataWarning
+from modelcompare._foundation.mlp.recipe import mlp_memory_bytes
 from modelcompare._foundation.resources import check_memory
 from modelcompare._foundation.results import (
     ConfidenceInterval,
@@ -273,25 +273,6 @@ def check_flags(z_score: Any, progress: Any) -> tuple[bool, bool | Callable[[int
     if not callable(progress):
         progress = check_bool(progress, "progress")
     return z_score, progress
-
-
-def mlp_memory_bytes(
-    d: int, hidden: Sequence[int], n_train: int, n_test: int, n_networks: int
-) -> int:
-    """Rough peak bytes of training ``n_networks`` sbibm MLPs together (either engine).
-
-    Per network: the float32 parameters four times over (weights, gradients, Adam's two moments)
-    and once more for the initial copy, plus one minibatch of activations and deltas per hidden
-    layer; once: the float64 Glorot draw of the largest layer and the test-set forward pass.
-    """
-    sizes = (int(d), *(int(h) for h in hidden), 1)
-    pairs = list(itertools.pairwise(sizes))
-    params = sum((a + 1) * b for a, b in pairs)
-    largest = max(a * b for a, b in pairs)
-    batch = min(200, int(n_train))
-    per_network = 5 * 4 * params + 2 * 4 * batch * sum(sizes[1:-1])
-    once = 12 * largest + 2 * 4 * int(n_test) * max(sizes)
-    return int(n_networks) * per_network + once
 
 
 def check_mlp_memory(

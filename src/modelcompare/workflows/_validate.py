@@ -18,15 +18,16 @@ from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.stats import holm_adjust
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
+    as_numpy,
     check_bool,
     check_choice,
     check_int,
     check_n_jobs,
+    check_nonempty,
     check_same_rows,
     check_samples,
 )
 from modelcompare.posterior import (
-    as_flow,
     global_coverage_test,
     lc2st_nf,
     level_grid,
@@ -38,6 +39,7 @@ from modelcompare.posterior import (
     sbc_test,
     tarp,
 )
+from modelcompare.posterior._adapters import adapt_flow, is_estimator
 from modelcompare.posterior._lct import max_null_resamples
 from modelcompare.twosample import c2st
 from modelcompare.workflows._report import ABOUT, CheckOutcome, PosteriorReport
@@ -309,16 +311,11 @@ def _as_protocol(flow: Any) -> Any:
 
     An object with ``to_latent`` is used as it is, and one that only offers ``sample(x, n, seed)``
     is kept for the sampling checks. sbi's posteriors have a ``sample`` of their own with another
-    signature, so the adapters are tried before that fallback.
+    signature, so estimators are always adapted (and refused when their base is not N(0, I)).
     """
-    if hasattr(flow, "to_latent"):
+    if hasattr(flow, "to_latent") or (hasattr(flow, "sample") and not is_estimator(flow)):
         return flow
-    try:
-        return as_flow(flow)
-    except TypeError:
-        if hasattr(flow, "sample"):
-            return flow
-        raise
+    return adapt_flow(flow, "flow")
 
 
 def _reference_c2st(
@@ -398,12 +395,39 @@ def build_report(
 def _select(checks: Any) -> list[str]:
     if isinstance(checks, str) and checks == "all":
         return list(CHECKS)
+    if not isinstance(checks, str) and not hasattr(checks, "__iter__"):
+        msg = f"`checks` must be 'all', a check name or a list of names; got {checks!r}."
+        raise TypeError(msg)
     names = [checks] if isinstance(checks, str) else list(checks)
     unknown = [c for c in names if c not in CHECKS]
     if unknown or not names:
         msg = f"`checks` must be 'all' or names among {list(CHECKS)}; got {checks!r}."
         raise ValueError(msg)
     return [c for c in CHECKS if c in names]
+
+
+def _check_reference(
+    reference: Any, n_params: int, n_features: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Validated ``(x_o, draws)`` pairs: x_o of shape (1, d) like ``x``, draws (n, m) like ``theta``."""
+    out = []
+    for i, pair in enumerate(check_nonempty(reference, "reference")):
+        if isinstance(pair, str | bytes) or not hasattr(pair, "__len__") or len(pair) != 2:
+            msg = f"`reference[{i}]` must be a pair (x_o, draws); got {type(pair).__name__}."
+            raise TypeError(msg)
+        x_o, draws = pair
+        name = f"reference[{i}] x_o"
+        x_o = check_samples(as_numpy(x_o, name).reshape(1, -1), name, min_samples=1)
+        if x_o.shape[1] != n_features:
+            msg = f"`{name}` must have {n_features} values like a row of `x`; got {x_o.shape[1]}."
+            raise ValueError(msg)
+        name = f"reference[{i}] draws"
+        draws = check_samples(draws, name)
+        if draws.shape[1] != n_params:
+            msg = f"`{name}` must have {n_params} columns like `theta`; got {draws.shape[1]}."
+            raise ValueError(msg)
+        out.append((x_o, draws))
+    return out
 
 
 def validate_posterior(
@@ -538,6 +562,9 @@ def validate_posterior(
     n_jobs = check_n_jobs(n_jobs)
     progress = check_bool(progress, "progress")
     regressor = _check_regressor(regressor)
+    _select(checks)  # refuse bad names before any check runs
+    if reference is not None:
+        reference = _check_reference(reference, theta.shape[1], x.shape[1])
     flow = _as_protocol(flow)
     x_eval = default_x_eval(x) if x_eval is None else check_samples(x_eval, "x_eval", min_samples=1)
     has_latent, has_sample = hasattr(flow, "to_latent"), hasattr(flow, "sample")

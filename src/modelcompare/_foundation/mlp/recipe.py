@@ -94,6 +94,7 @@ __all__ = [
     "adam_step_size",
     "forward_logits",
     "glorot_init",
+    "mlp_memory_bytes",
     "validation_accuracy",
     "validation_split",
 ]
@@ -315,3 +316,22 @@ class Entry:
         self.rs.shuffle(idx)
         self.order = self.order[idx]
         return self.order
+
+
+def mlp_memory_bytes(
+    d: int, hidden: Sequence[int], n_train: int, n_test: int, n_networks: int
+) -> int:
+    """Rough peak bytes of training ``n_networks`` sbibm MLPs together (either engine).
+
+    Per network: the float32 parameters four times over (weights, gradients, Adam's two moments)
+    and once more for the initial copy, plus one minibatch of activations and deltas per hidden
+    layer; once: the float64 Glorot draw of the largest layer and the test-set forward pass.
+    """
+    sizes = (int(d), *(int(h) for h in hidden), 1)
+    pairs = list(itertools.pairwise(sizes))
+    params = sum((a + 1) * b for a, b in pairs)
+    largest = max(a * b for a, b in pairs)
+    batch = min(BATCH_SIZE, int(n_train))
+    per_network = 5 * 4 * params + 2 * 4 * batch * sum(sizes[1:-1])
+    once = 12 * largest + 2 * 4 * int(n_test) * max(sizes)
+    return int(n_networks) * per_network + once
