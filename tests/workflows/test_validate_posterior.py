@@ -326,14 +326,15 @@ def test_too_few_resamples_warn_once_naming_the_checks_and_the_b_they_need() -> 
 
 def test_the_memory_limit_caps_the_automatic_b_with_a_warning(monkeypatch) -> None:
     flow, theta, x = _local_bias(300)
-    # the null regressions' guard counts B x 300 rows x 99 levels x 8 bytes = 237,600 B per trial
-    monkeypatch.setenv("MODELCOMPARE_MAX_MEMORY", "40M")
+    # the null regressions' guard counts, per trial, one model of 300 float64 targets and its
+    # 1 KiB generator, plus one fit's 300 rows x 99 levels x (2 + 1) columns at a time
+    monkeypatch.setenv("MODELCOMPARE_MAX_MEMORY", "1M")
     with pytest.warns(mc.TooFewResamplesWarning, match="MODELCOMPARE_MAX_MEMORY") as caught:
-        report = mc.validate_posterior(
-            flow, theta, x, checks=["global_coverage", "local_coverage"], seed=0
-        )
-    assert report.settings["n_resamples"] == {"local_coverage": 40 * 1024**2 // 237_600}
-    assert "needs n_resamples >= 239" in str(caught[0].message)
+        report = mc.validate_posterior(flow, theta, x, checks=["local_coverage"], seed=0)
+    expected = (1024**2 - 300 * 99 * 3 * 8) // (300 * 8 + 1024)
+    assert report.settings["n_resamples"] == {"local_coverage": expected}
+    # one check, two covariates, three points: B + 1 must reach 20 * 2 * 3 = 120
+    assert "needs n_resamples >= 119" in str(caught[0].message)
 
 
 def test_report_defaults_flag_a_local_bias() -> None:

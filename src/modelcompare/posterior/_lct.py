@@ -172,7 +172,11 @@ def _fit_null(
     seed_used: int | None,
     n_jobs: int | None,
 ) -> NullRegressors:
-    _check_null_memory(n_resamples, x.shape[0], levels.size)
+    check_memory(
+        _null_fit_bytes(n_resamples, *x.shape, levels.size),
+        "the null regressions",
+        "levels` or `n_resamples",
+    )
     mean, scale = _standardisation(x)
     xs = (x - mean) / scale
     children = rng.spawn(n_resamples)
@@ -196,22 +200,31 @@ def _fit_null(
 
 
 def _check_null_memory(n_resamples: int, rows: int, n_levels: int) -> None:
-    # B null CDF curves over the grid at ``rows`` points (the fits' level-expanded targets and the
-    # null predictions both grow with levels x rows x resamples), and one spawned generator per fit
+    # B null CDF curves over the grid at ``rows`` evaluation points
     check_memory(
-        estimate_array_bytes((n_resamples, rows, n_levels)) + n_resamples * GENERATOR_BYTES,
+        estimate_array_bytes((n_resamples, rows, n_levels)),
         "the null regressions",
         "levels` or `n_resamples",
     )
 
 
-def max_null_resamples(n_rows: int, n_levels: int) -> int:
+def _null_fit_bytes(n_resamples: int, n_rows: int, n_features: int, n_levels: int) -> int:
+    # Kept: one fitted null model per resample (the kNN shortcut stores its N uniform targets; the
+    # boosted trees are smaller) and the generator it was drawn from. Transient: one fit at a time
+    # expands its rows over the levels (the amortised features, or the per-level targets).
+    kept = estimate_array_bytes(n_rows) + GENERATOR_BYTES
+    return n_resamples * kept + estimate_array_bytes((n_rows, n_levels, n_features + 1))
+
+
+def max_null_resamples(n_rows: int, n_features: int, n_levels: int) -> int:
     """The largest B that the memory guard of the null regressions allows (possibly 0).
 
-    The guard counts B × ``n_rows`` × ``n_levels`` float64 values against the memory limit
+    The guard counts one fitted null model of about ``n_rows`` float64 values per resample, plus
+    one fit's rows expanded over the levels, against the memory limit
     (``MODELCOMPARE_MAX_MEMORY``, 4 GiB by default).
     """
-    return memory_limit() // max(estimate_array_bytes((n_rows, n_levels)), 1)
+    room = memory_limit() - _null_fit_bytes(0, n_rows, n_features, n_levels)
+    return max(room, 0) // _null_fit_bytes(1, n_rows, 0, 0)
 
 
 def _regressor_name(reg: Any) -> str:

@@ -634,7 +634,7 @@ def validate_posterior(
         n_resamples,
         m=theta.shape[1],
         e=x_eval.shape[0],
-        limits={"local_coverage": max_null_resamples(x.shape[0], level_grid(None).size)},
+        limits={"local_coverage": max_null_resamples(*x.shape, level_grid(None).size)},
     )
     settings = {
         "n_posterior_samples": n_posterior_samples,
@@ -790,7 +790,7 @@ def report_from_arrays(
         n_resamples,
         m=sizes["n_params"],
         e=n_eval,
-        limits={"local_coverage": max_null_resamples(sizes["n"], grid.size)},
+        limits={"local_coverage": max_null_resamples(sizes["n"], sizes["n_features"], grid.size)},
     )
     settings: dict[str, Any] = {
         "n_resamples": dict(resamples),
