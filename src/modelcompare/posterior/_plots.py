@@ -208,7 +208,7 @@ def plot_local_statistics(
             top = result.statistics.max(axis=0)
             label = f"H0(x₀) rejected at {alpha:g} ({result.eval_correction})"
             ax.plot(t[rej], top[rej], "rv", ms=6, label=label)
-    ax.set_xlabel("path" if path is None else "x₀ along path")
+    ax.set_xlabel("evaluation point" if path is None else "x₀ along path")
     ax.set_ylabel(f"T ({result.statistic_type})")
     ax.legend(fontsize="x-small")
     return ax

@@ -319,6 +319,12 @@ def _draw(outcome: CheckOutcome) -> Any:
         worst = int(np.argmin(result.pvalues))  # the evaluation point with the least support
         mc.plot_local_pp(result, worst, axes=axes[:m])
         mc.plot_local_statistics(result, ax=axes[m])
+        # the band's label is wider than a PP panel: one legend below the row instead
+        legend = axes[0].get_legend()
+        handles, labels = axes[0].get_legend_handles_labels()
+        if legend is not None:
+            legend.remove()
+            fig.legend(handles, labels, loc="outside lower center", fontsize="small", frameon=False)
 
     def per_point(fig: Any) -> None:
         ax = fig.subplots()
@@ -336,13 +342,14 @@ def _draw(outcome: CheckOutcome) -> Any:
                 label="null 95 % quantile",
             )
             ax.legend(fontsize="small")
-        ax.set(xlabel="evaluation point", ylabel="statistic", title=name)
+        ax.set(xlabel="evaluation point", ylabel="statistic", title=name, xticks=range(values.size))
 
     def c2st(fig: Any) -> None:
         ax = fig.subplots()
         ax.bar(range(len(result.statistics)), result.statistics, color="C0")
         ax.axhline(0.5, color="k", ls="--", lw=0.8, label="chance (0.5)")
         ax.set(xlabel="observation", ylabel="C2ST accuracy", ylim=(0.4, 1.0), title="C2ST")
+        ax.set_xticks(range(len(result.statistics)))
         ax.legend(fontsize="small")
 
     table = {
