@@ -35,6 +35,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "api_tables",
     "plain_pipes",
+    "cli_examples",
     "public_signatures",
 ]
 
