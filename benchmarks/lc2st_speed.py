@@ -5,7 +5,7 @@ Run from the repository root::
     PYTHONPATH=src python benchmarks/lc2st_speed.py [--ns 2000 10000] [--widths 4 13]
         [--n-resamples 100] [--n-eval 10000] [--seed 0] [--repeats 3]
     PYTHONPATH=src python benchmarks/lc2st_speed.py --size-study 200 [--study-n 500]
-        [--power-n 1000] [--power-reps 10] [--with-sbi]
+        [--study-width 4] [--power-n 1000] [--power-reps 10] [--with-sbi]
 
 Speed: for each N and input width (4: θ and x in R²; 13: θ in R⁵, x in R⁸) one linear-Gaussian
 model with an exact posterior supplies N calibration pairs and the exact affine flow. Both
@@ -29,11 +29,12 @@ and ``p_value``; the ``lc2st_nf`` time covers the whole call. The script prints 
 the ratio, the mean epochs of each side's classifiers (so that equal work is visible) and the load
 average.
 
-Size study (``--size-study R``): R replicates of ``lc2st_nf`` on the exact flow of
-``ConditionalGaussianModel`` (θ and x in R², N = ``--study-n``, 19 null classifiers, so
-p ≤ 0.05 iff the observed statistic beats all of them). It prints the rejection rate at
-α = 0.05, its exact (Clopper-Pearson) two-sided 95 % interval and the one-sided binomial p-value
-of "size > 0.05". Then, on three biased flows (dispersion, shift, local shift) at two x₀, the
+Size study (``--size-study R``): R replicates of ``lc2st_nf`` on an exact flow (N = ``--study-n``,
+19 null classifiers, so p ≤ 0.05 iff the observed statistic beats all of them; n_eval = 500): with
+``--study-width 4`` that of ``ConditionalGaussianModel`` (θ and x in R², x₀ = (0, 0)), with 13 that
+of the speed runs' linear-Gaussian model (x₀ = 0). It prints the rejection rate at α = 0.05, its
+exact (Clopper-Pearson) two-sided 95 % interval and the one-sided binomial p-value of
+"size > 0.05". Then (width 4 only) on three biased flows (dispersion, shift, local shift) at two x₀, the
 verdicts of ``classifier="mlp"`` and ``classifier="sklearn"`` at the same data and seeds, and with
 ``--with-sbi`` those of sbi's ``LC2ST_NF`` (19 null classifiers, its own random draws, so it can
 disagree where the evidence is borderline).
@@ -206,15 +207,19 @@ def size_study(args: argparse.Namespace) -> None:
     from modelcompare import ConditionalGaussianModel, lc2st_nf
 
     model = ConditionalGaussianModel(0.5 * np.array([[1.0, 0.8], [0.8, 1.0]]))
+    if args.study_width == 4:
+        simulate, exact = model.simulate, model.exact_flow()
+    else:
+        simulate, exact = linear_gaussian(*WIDTHS[args.study_width], seed=args.seed)
     reps, n = args.size_study, args.study_n
-    x0 = np.array([[0.0, 0.0]])
+    x0 = np.zeros((1, WIDTHS[args.study_width][1]))
     kw = {"n_eval": 500, "n_resamples": 19}
     print(f"load average at start: {_load()} on {os.cpu_count()} CPUs")
     t0 = time.perf_counter()
     rejected = 0
     for r in range(reps):
-        theta, x = model.simulate(n, seed=10_000 + r)
-        res = lc2st_nf(model.exact_flow(), theta, x, x0, seed=r, **kw)
+        theta, x = simulate(n, seed=10_000 + r)
+        res = lc2st_nf(exact, theta, x, x0, seed=r, **kw)
         rejected += bool(res.decision(ALPHA))
     ci = binomtest(rejected, reps).proportion_ci(0.95)
     greater = binomtest(rejected, reps, ALPHA, alternative="greater").pvalue
@@ -222,10 +227,12 @@ def size_study(args: argparse.Namespace) -> None:
     print(
         f"size: {rejected}/{reps} = {rejected / reps:.3f} rejections at alpha {ALPHA} "
         f"(exact 95 % CI {ci.low:.3f}-{ci.high:.3f}; binomial p, size > {ALPHA}: {greater:.3f}; "
-        f"two-sided: {two_sided:.3f}), N = {n}, B = 19, {time.perf_counter() - t0:.0f} s, "
-        f"load {_load()}",
+        f"two-sided: {two_sided:.3f}), width {args.study_width}, N = {n}, B = 19, "
+        f"{time.perf_counter() - t0:.0f} s, load {_load()}",
         flush=True,
     )
+    if args.study_width != 4:
+        return
     flows = {
         "dispersion x1.3": model.exact_flow(scale_factor=1.3),
         "shift 0.3": model.exact_flow(offset=np.array([0.3, 0.0])),
@@ -284,6 +291,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="timings per side (the min counts)")
     parser.add_argument("--size-study", type=int, default=0, metavar="R")
     parser.add_argument("--study-n", type=int, default=500)
+    parser.add_argument("--study-width", type=int, default=4, choices=[4, 13])
     parser.add_argument("--power-n", type=int, default=1000)
     parser.add_argument("--power-reps", type=int, default=10)
     parser.add_argument("--with-sbi", action="store_true", help="also sbi's verdicts")
