@@ -35,9 +35,11 @@ Size study (``--size-study R``): R replicates of ``lc2st_nf`` on an exact flow (
 of the speed runs' linear-Gaussian model (x₀ = 0). It prints the rejection rate at α = 0.05, its
 exact (Clopper-Pearson) two-sided 95 % interval and the one-sided binomial p-value of
 "size > 0.05". Then (width 4 only) on three biased flows (dispersion, shift, local shift) at two x₀, the
-verdicts of ``classifier="mlp"`` and ``classifier="sklearn"`` at the same data and seeds, and with
-``--with-sbi`` those of sbi's ``LC2ST_NF`` (19 null classifiers, its own random draws, so it can
-disagree where the evidence is borderline).
+verdicts of ``classifier="mlp"`` (float32), of ``classifier="sklearn"`` (scikit-learn's
+``MLPClassifier`` on the float64 features) and of that classifier on float32 features (the
+arithmetic sbi's ``LC2ST_NF`` runs), all three at the same data and seeds; with ``--with-sbi``
+also those of sbi's ``LC2ST_NF`` (19 null classifiers, its own random draws, so it can disagree
+where the evidence is borderline).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_var] = "1"
 
 import numpy as np
+from sklearn.neural_network import MLPClassifier
 
 CLASSIFIER_KWARGS = {
     "hidden_layer_sizes": (64, 64),
@@ -245,32 +248,43 @@ def size_study(args: argparse.Namespace) -> None:
         f"biased flows, N = {args.power_n}, B = 19, x0 = (0, 0) and (2, 2): rejections over "
         f"{args.power_reps} data sets"
     )
-    cases = agree = agree_sbi = 0
+    refs = {"sklearn": "sklearn", "sklearn float32": Float32MLP(**CLASSIFIER_KWARGS)}
+    if args.with_sbi:
+        refs["sbi"] = None
+    rejections = {name: {ref: np.zeros(2, int) for ref in ("mlp", *refs)} for name in flows}
+    agree = dict.fromkeys(refs, 0)
+    cases = 0
     for name, flow in flows.items():
-        ours_rej, ref_rej, sbi_rej = np.zeros(2, int), np.zeros(2, int), np.zeros(2, int)
         for r in range(args.power_reps):
             theta, x = model.simulate(args.power_n, seed=20_000 + r)
             ours = lc2st_nf(flow, theta, x, x0, seed=r, **kw).pvalues <= ALPHA
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                ref = lc2st_nf(flow, theta, x, x0, seed=r, classifier="sklearn", **kw)
-            ref = ref.pvalues <= ALPHA
-            ours_rej += ours
-            ref_rej += ref
-            agree += int(np.sum(ours == ref))
+            rejections[name]["mlp"] += ours
             cases += ours.size
-            if args.with_sbi:
-                sbi = run_sbi(flow, theta, x, x0, 19, kw["n_eval"], r)[1] < ALPHA
-                sbi_rej += sbi
-                agree_sbi += int(np.sum(ours == sbi))
-        line = f"  {name:<22} mlp engine {ours_rej.tolist()}  sklearn {ref_rej.tolist()}"
-        if args.with_sbi:
-            line += f"  sbi {sbi_rej.tolist()}"
-        print(line, flush=True)
-    print(f"same verdict as classifier='sklearn': {agree}/{cases}")
-    if args.with_sbi:
-        print(f"same verdict as sbi's LC2ST_NF: {agree_sbi}/{cases}")
+            for ref, classifier in refs.items():
+                if classifier is None:  # sbi: its own draws; it rejects when p < alpha
+                    rejected = run_sbi(flow, theta, x, x0, 19, kw["n_eval"], r)[1] < ALPHA
+                else:  # the same data, null draws and seeds as classifier="mlp"
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        res = lc2st_nf(flow, theta, x, x0, seed=r, classifier=classifier, **kw)
+                    rejected = res.pvalues <= ALPHA
+                rejections[name][ref] += rejected
+                agree[ref] += int(np.sum(rejected == ours))
+        counts = "  ".join(f"{ref} {c.tolist()}" for ref, c in rejections[name].items())
+        print(f"  {name:<22} {counts}", flush=True)
+    for ref, n_same in agree.items():
+        print(f"same verdict as {ref}: {n_same}/{cases}")
     print(f"load average at end: {_load()}")
+
+
+class Float32MLP(MLPClassifier):
+    """scikit-learn's ``MLPClassifier`` on float32 features, as sbi's ``LC2ST_NF`` feeds it."""
+
+    def fit(self, X, y):
+        return super().fit(np.asarray(X, dtype=np.float32), y)
+
+    def predict_proba(self, X):
+        return super().predict_proba(np.asarray(X, dtype=np.float32))
 
 
 def _load() -> str:
