@@ -122,6 +122,30 @@ def test_engine_function_shapes_and_epochs():
     assert fits.engine == "native"
 
 
+def test_skipping_the_training_loss_keeps_the_weights():
+    # with early stopping nothing reads the training loss, so the kernel skips it: same weights
+    _needs_kernel()
+    from modelcompare._foundation.mlp.trainer import FoldData, _train
+
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((300, 4)).astype(np.float32)
+    y = (x[:, 0] + rng.standard_normal(300) > 0).astype(np.float32)
+    folds = [FoldData(x, y, x[:0], seed=s) for s in (0, 1)]
+    kw = {
+        "hidden": (16, 8), "max_epochs": 60, "torch": None, "dev": None,
+        "kernel": _native.load_kernel(respect_env=False), "engine": "native", "progress": False,
+        "early_stopping": True, "validation_fraction": 0.1, "n_iter_no_change": 5, "tol": 1e-4,
+    }  # fmt: skip
+    tracked = _train(folds, track_loss=True, **kw)
+    skipped = _train(folds, track_loss=False, **kw)
+    for j in range(2):
+        np.testing.assert_array_equal(tracked.final_theta[j], skipped.final_theta[j])
+        assert tracked.entries[j].epochs == skipped.entries[j].epochs
+        assert tracked.scores[j] == skipped.scores[j]
+        assert np.isfinite(tracked.final_loss[j])
+        assert np.isnan(skipped.final_loss[j])
+
+
 def test_classifier_option_is_checked():
     theta, x = MODEL.simulate(50, seed=0)
     with pytest.raises(ValueError, match="classifier"):

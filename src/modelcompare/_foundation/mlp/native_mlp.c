@@ -140,11 +140,17 @@ static void *zalloc(long n_floats) {
 }
 
 #define MAX_LAYERS 64
+/* The bias gradients (column sums over the minibatch rows) run row by row into ACC vector
+   accumulators at a time: independent chains instead of one long dependent one, and each element
+   still sums its rows in order, so the result is the same. */
+#define ACC 8
 
 /* One epoch: minibatches of `batch` rows in the order `order` (n indices into X), forward,
    loss, backward and one Adam step each. theta/m/v are updated in place; t0 is the number of Adam
    steps taken before this epoch. Writes the epoch's training loss (scikit-learn's
-   loss_curve_ entry) to *loss_out. Returns 0, or -1 when out of memory or the net is too deep. */
+   loss_curve_ entry) to *loss_out; with loss_out NULL the loss is not computed (the weights are
+   the same: the gradients do not use it). Returns 0, or -1 when out of memory or the net is too
+   deep. */
 int mc_mlp_epoch(const float *X, const float *y, long n, int d, const int64_t *order, int n_layers,
                  const int *sizes, float *theta, float *m, float *v, long t0, int batch,
                  const double *hyper, double *loss_out) {
@@ -155,6 +161,7 @@ int mc_mlp_epoch(const float *X, const float *y, long n, int d, const int64_t *o
     const float b2 = (float)beta2, c2 = (float)(1.0 - beta2), eps = (float)hyper[4];
     if (n_layers < 1 || n_layers > MAX_LAYERS || sizes[0] != d || sizes[n_layers] != 1) return -1;
     const int L = n_layers; /* weight layers, the last one is the output unit */
+    const int want_loss = loss_out != 0;
     long P[MAX_LAYERS + 1];
     for (int l = 0; l <= L; l++) P[l] = pad(sizes[l]);
     long n_par = mc_param_size(L, sizes);
@@ -231,17 +238,21 @@ int mc_mlp_epoch(const float *X, const float *y, long n, int d, const int64_t *o
             }
             z[r] = s + bo;
             float p = 1.0f / (1.0f + expf(-z[r]));
-            float pc = p < p_lo ? p_lo : (p > p_hi ? p_hi : p);
-            bce -= (double)logf(yb[r] > 0.5f ? pc : 1.0f - pc); /* float32, as scikit-learn */
+            if (want_loss) {
+                float pc = p < p_lo ? p_lo : (p > p_hi ? p_hi : p);
+                bce -= (double)logf(yb[r] > 0.5f ? pc : 1.0f - pc); /* float32, as scikit-learn */
+            }
             dout[r] = p - yb[r];
         }
-        double sq = 0.0;
-        for (int l = 0; l + 1 < L; l++) {
-            const float *w = theta + w_off[l];
-            for (long i = 0; i < sizes[l] * P[l + 1]; i++) sq += (double)w[i] * w[i];
+        if (want_loss) {
+            double sq = 0.0;
+            for (int l = 0; l + 1 < L; l++) {
+                const float *w = theta + w_off[l];
+                for (long i = 0; i < sizes[l] * P[l + 1]; i++) sq += (double)w[i] * w[i];
+            }
+            for (long k = 0; k < P[L - 1]; k++) sq += (double)wo[k] * wo[k];
+            total += bce + 0.5 * alpha * sq; /* (mean BCE + alpha/2 ||W||^2 / |b|) * |b| */
         }
-        for (long k = 0; k < P[L - 1]; k++) sq += (double)wo[k] * wo[k];
-        total += bce + 0.5 * alpha * sq; /* (mean BCE + alpha/2 ||W||^2 / |b|) * |b| */
 
         /* backward: output unit */
         memset(grad, 0, sizeof(float) * n_par);
@@ -280,10 +291,13 @@ int mc_mlp_epoch(const float *X, const float *y, long n, int d, const int64_t *o
             gemm(sizes[l], R, (int)N, act[l], 1, lda, dn, N, gw, N, PLAIN, 0, 0, 0); /* A^T D */
             for (long i = 0; i < sizes[l] * N; i += VW)
                 st(gw + i, (ld(gw + i) + bc(alpha) * ld(w + i)) / bc(rows));
-            for (long j = 0; j < N; j += VW) {
-                v8 acc = bc(0.0f);
-                for (int r = 0; r < R; r++) acc += ld(dn + (long)r * N + j);
-                st(gb + j, acc / bc(rows));
+            for (long j0 = 0; j0 < N; j0 += ACC * VW) {
+                int nv = (int)((N - j0) / VW < ACC ? (N - j0) / VW : ACC);
+                v8 acc[ACC];
+                for (int u = 0; u < nv; u++) acc[u] = bc(0.0f);
+                for (int r = 0; r < R; r++)
+                    for (int u = 0; u < nv; u++) acc[u] += ld(dn + (long)r * N + j0 + u * VW);
+                for (int u = 0; u < nv; u++) st(gb + j0 + u * VW, acc[u] / bc(rows));
             }
             if (l > 0) /* D_l = (D_{l+1} W_l^T) where A_l > 0 */
                 gemm(R, sizes[l + 1], (int)P[l], dn, N, 1, wt[l], P[l], del[l], P[l], MASK, 0,
@@ -295,7 +309,7 @@ int mc_mlp_epoch(const float *X, const float *y, long n, int d, const int64_t *o
         float lr_t = (float)(lr * sqrt(1.0 - pow(beta2, (double)t)) / (1.0 - pow(beta1, (double)t)));
         adam(n_par, theta, m, v, grad, b1, c1, b2, c2, lr_t, eps);
     }
-    *loss_out = total / (double)n;
+    if (want_loss) *loss_out = total / (double)n;
     free(work);
     return 0;
 }

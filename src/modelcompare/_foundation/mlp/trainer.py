@@ -321,6 +321,7 @@ def fit_predict_proba(
         n_iter_no_change=n_iter_no_change,
         tol=tol,
         n_threads=n_threads,
+        track_loss=False,  # BatchedFit has no losses: with early stopping the kernel skips them
     )
     thetas = np.stack([run.final_theta[j] for j in range(k)])
     if run.engine == "native":
@@ -445,12 +446,15 @@ def _train(
     n_iter_no_change: int,
     tol: float,
     n_threads: int = 1,
+    track_loss: bool = True,
 ) -> _Run:
     """Initialise every entry, split off its validation rows if asked, and train on one engine.
 
     ``torch`` and ``dev`` may be None when ``kernel`` is the compiled kernel (the native engine
     needs no torch). ``n_threads`` > 1 trains chunks of entries in parallel threads (native
     engine only; every entry is computed on its own, so the results do not change).
+    ``track_loss`` False lets the native engine skip the training loss when the stopping rule
+    does not read it (early stopping); the final losses are then NaN.
     """
     d = _check_width(folds)
     layout = ParamLayout((d, *hidden, 1))
@@ -501,6 +505,7 @@ def _train(
                     rule=new_rule(len(chunk)),
                     validation=validation,
                     scores=scores,
+                    track_loss=track_loss,
                 )
 
             if len(chunks) == 1:
