@@ -166,7 +166,7 @@ def resamples_needed(
     --------
     >>> resamples_needed((2, 3, 7))  # local coverage: m = 2, E = 3, Holm over 7 checks
     839
-    >>> resamples_needed((3, 1), at_least=100)  # L-C2ST-NF alone at 3 points
+    >>> resamples_needed((1, 3, 1), at_least=100)  # L-C2ST-NF alone at 3 points
     100
     """
     total = math.prod(factors)
