@@ -24,6 +24,7 @@ import argparse
 import contextlib
 import copy
 import dataclasses
+import functools
 import inspect
 import json
 import math
@@ -394,6 +395,195 @@ HIDDEN = _opts(
     ("int", 8, False),
 )
 
+# a (low, high) pair of Gaussian widths
+BOUNDS = _opts(
+    ("none", None, False),
+    ("nan", (math.nan, 1.0), True),
+    ("inf", (0.1, math.inf), True),
+    ("zero", (0.0, 1.0), True),
+    ("negative", (-1.0, 1.0), True),
+    ("reversed", (5.0, 0.1), True),
+    ("tiny", (1e-200, 1.0), True),
+    ("huge", (1.0, 1e200), True),
+    ("scalar", 1.0, True),
+    ("str", "0.1, 10", True),
+    ("str_pair", "ab", True),
+    ("str_items", ("0.1", "10"), True),
+    ("bool_item", (True, 10.0), True),
+    ("triple", (0.1, 1.0, 10.0), True),
+    ("empty", (), True),
+    ("dict", {"low": 0.1, "high": 10.0}, True),
+    ("nested", ((0.1,), (10.0,)), True),
+    ("equal", (1.0, 1.0), False),
+    ("list", [0.1, 10.0], False),
+    ("array", np.array([0.1, 10.0]), False),
+    ("numpy_items", (np.float32(0.1), np.int64(10)), False),
+)
+# n_test / n_train, given directly
+RATIO = [
+    *POSITIVE,
+    *_opts(
+        ("array", np.array([0.1]), True),
+        ("complex", 0.1 + 0j, True),
+        ("above_one", 2.0, False),
+        ("numpy", np.float64(0.25), False),
+        ("tiny", 1e-300, False),
+        ("huge", 1e300, False),
+    ),
+]
+# an output file of a sweep
+OUT = _opts(
+    ("int", 3, True),
+    ("bytes", b"results.csv", True),
+    ("empty", "", True),
+    ("bad_suffix", str(Path(_TMP.name) / "out.xyz"), True),
+    ("folder", _TMP.name, True),
+    ("list", [str(Path(_TMP.name) / "a.csv")], True),
+)
+OUT = [
+    *OUT,
+    ("none", lambda v: None, False),
+    ("path", lambda v: Path(_out_path()), False),
+    ("new_folder", lambda v: str(Path(_out_path()).parent / "sub" / "results.csv"), False),
+    ("folder_named_csv", lambda v: tempfile.mkdtemp(suffix=".csv", dir=_TMP.name), True),
+]
+DEVICE = _opts(
+    ("bogus", "bogus", True),
+    ("int", 3, True),
+    ("none", None, True),
+    ("bytes", b"cpu", True),
+    ("upper", "CPU", True),
+    ("cuda", "cuda", False),
+    ("cuda_bad_index", "cuda:abc", False),
+    ("cuda_no_such_index", "cuda:99", False),
+    ("gpu", "gpu", False),
+    ("auto", "auto", False),
+    ("mps", "mps", False),
+)
+DEVICE = [*DEVICE, ("torch_device", lambda v: _torch_device("cpu"), False)]
+
+
+def _torch_device(name: str) -> Any:
+    import torch
+
+    return torch.device(name)
+
+
+def _location_params(
+    kind: str, j: int = 2, d: int = 2, bandwidth: float = 1.0, at: float = 0.0
+) -> Any:
+    import modelcompare as mc
+
+    cls = mc.UMEParams if kind == "ume" else mc.FSSDParams
+    return cls(bandwidth, np.full((j, d), at))
+
+
+def _params_role(kind: str) -> list[Mutation]:
+    other = "fssd" if kind == "ume" else "ume"
+    return [
+        *_opts(
+            ("int", 3, True),
+            ("str", "params", True),
+            ("dict", {"bandwidth": 1.0, "locations": [[0.0, 0.0]]}, True),
+            ("tuple", (1.0, np.zeros((2, 2))), True),
+        ),
+        ("none", lambda v: None, False),
+        ("other_test", lambda v: _location_params(other), True),
+        ("width", lambda v: _location_params(kind, d=3), True),
+        ("one_location", lambda v: _location_params(kind, j=1), False),
+        ("many_locations", lambda v: _location_params(kind, j=10**5), False),
+        ("far_locations", lambda v: _location_params(kind, at=1e300), False),
+        ("narrow", lambda v: _location_params(kind, bandwidth=1e-150), False),
+        ("wide", lambda v: _location_params(kind, bandwidth=1e150), False),
+    ]
+
+
+@functools.cache
+def _search(kind: str = "classifier") -> Any:
+    """A small fitted GridSearchCV: a classifier on 5 stratified folds (``"classifier"``), a
+    regressor on 5 folds (``"regressor"``) or a classifier on 3 group folds (``"groups"``)."""
+    from sklearn.linear_model import LogisticRegression, Ridge
+    from sklearn.model_selection import GridSearchCV, GroupKFold
+
+    data = _search_data()
+    if kind == "regressor":
+        search = GridSearchCV(Ridge(), {"alpha": [0.1, 10.0]}, cv=5)
+        return search.fit(data["X"], data["X"][:, 0])
+    cv = GroupKFold(3) if kind == "groups" else 5
+    search = GridSearchCV(LogisticRegression(), {"C": [0.01, 1.0]}, cv=cv)
+    groups = data["groups"] if kind == "groups" else None
+    return search.fit(data["X"], data["y"], groups=groups)
+
+
+def _search_data() -> dict[str, np.ndarray]:
+    x = _normal(60, seed=4)
+    return {"X": x, "y": (x[:, 0] > 0).astype(int), "groups": np.repeat(np.arange(6), 10)}
+
+
+def _search_roles() -> dict[str, list[Mutation]]:
+    """The roles of the data given to a search's ``.fit()`` (only their sizes matter)."""
+    d = _search_data()
+    x, y, groups = d["X"], d["y"], d["groups"]
+    return {
+        "X": [
+            *_opts(
+                ("scalar", 1.5, True),
+                ("str_scalar", "data.npy", True),
+                ("dict", {"a": 1}, True),
+                ("empty", x[:0], True),
+                ("one_row", x[:1], True),
+                ("short", x[:-3], True),
+                ("none", None, False),
+                ("nan", _with(x, math.nan), False),  # a pipeline may impute
+                ("str", x.astype(str), False),  # or encode
+                ("1d", x[:, 0], False),
+                ("3d", x[:, :, None], False),
+                ("list", x.tolist(), False),
+            ),
+            ("pandas", lambda v: _frame(_search_data()["X"]), False),
+            ("torch_grad", lambda v: _torch(_search_data()["X"]), False),
+        ],
+        "y": _opts(
+            ("none", None, False),
+            ("nan", _with(y, math.nan), True),
+            ("continuous", y + 0.5 * _normal(60, 1)[:, 0], False),  # plain k-fold
+            ("short", y[:-3], True),
+            ("scalar", 1.5, True),
+            ("str_scalar", "y", True),
+            ("2d", np.stack([y, y], axis=1), False),  # multi-label: plain k-fold
+            ("one_class", np.zeros(60, dtype=int), False),
+            ("str", y.astype(str), False),
+            ("list", y.tolist(), False),
+        ),
+        "groups": _opts(
+            ("none", None, False),
+            ("short", groups[:-3], True),
+            ("scalar", 1.5, True),
+            ("str_scalar", "groups", True),
+            ("one_group", np.zeros(60, dtype=int), True),
+            ("nan", _with(groups, math.nan), False),
+            ("str", groups.astype(str), False),
+            ("list", groups.tolist(), False),
+        ),
+        "n_samples": [*SIZE, *_opts(("too_few", 3, True), ("other", 100, False))],
+        "scoring": _opts(
+            ("none", None, False),
+            ("missing", "precision", True),
+            ("int", 3, True),
+            ("list", ["accuracy"], True),
+            ("bytes", b"accuracy", True),
+            ("valid", "recall", False),
+        ),
+    }
+
+
+def _multi_metric() -> dict[str, Any]:
+    return {
+        "params": [{"C": 1}, {"C": 10}],
+        **{f"split{j}_test_accuracy": [0.8 + 0.01 * j, 0.85] for j in range(3)},
+        **{f"split{j}_test_recall": [0.7, 0.75 - 0.01 * j] for j in range(3)},
+    }
+
 
 # ----------------------------------------------------------------------------------------------
 # the catalogue
@@ -430,6 +620,16 @@ class Entry:
     bounded: tuple[str, ...] = ()
     # other arguments set while one is mutated (an option only used in some mode)
     contexts: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Later:
+    """A context value built when the case runs (a fitted model, say), not with the catalogue."""
+
+    make: Callable[[], Any]
+
+    def __call__(self) -> Any:
+        return self.make()
 
 
 def _set(**changes: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -484,6 +684,7 @@ _OPTIMIZE_OPTIONS = {
     "max_iter": COUNT,
     "tol_fun": POSITIVE,
     "locs_bounds_frac": NONNEG,
+    "bandwidth_bounds": BOUNDS,
 }
 _UME_OPTIONS = {
     **_OPTIMIZE_OPTIONS,
@@ -565,10 +766,23 @@ def _entries() -> list[Entry]:
         Entry(
             "rel_ume",
             lambda: {**_xyz(), "seed": 0},
-            {"x": SAMPLES, "y": SAMPLES, "z": SAMPLES, **_UME_OPTIONS, "subsample": FLAG},
+            {
+                "x": SAMPLES,
+                "y": SAMPLES,
+                "z": SAMPLES,
+                **_UME_OPTIONS,
+                "subsample": FLAG,
+                "params": _params_role("ume"),
+            },
             widths=("x", "y", "z"),
             rows=("x", "y", "z"),
+            contexts={"params": {"optimize": False}},
             extras=(
+                (
+                    "params+optimize",
+                    _set(params=lambda: _location_params("ume")),
+                    {"names": ("params", "optimize"), "must_fail": True},
+                ),
                 (
                     "p=q=r",
                     _set(y=lambda: _normal(seed=0), z=lambda: _normal(seed=0)),
@@ -579,8 +793,20 @@ def _entries() -> list[Entry]:
         Entry(
             "rel_fssd",
             lambda: {**_pqz(), "seed": 0},
-            {"p": OBJECT, "q": OBJECT, "z": SAMPLES, **_UME_OPTIONS},
+            {
+                "p": OBJECT,
+                "q": OBJECT,
+                "z": SAMPLES,
+                **_UME_OPTIONS,
+                "params": _params_role("fssd"),
+            },
+            contexts={"params": {"optimize": False}},
             extras=(
+                (
+                    "params+optimize",
+                    _set(params=lambda: _location_params("fssd")),
+                    {"names": ("params", "optimize"), "must_fail": True},
+                ),
                 ("z_width", _wider("z"), {"names": ("z", "p", "q"), "must_fail": True}),
                 ("p=q", _set(q=lambda: _density(0.0)), {"names": ("p", "q")}),
             ),
@@ -794,9 +1020,11 @@ def _entries() -> list[Entry]:
                 "eval_correction": CHOICE,
                 "seed": SEED,
                 "n_jobs": JOBS,
+                "device": DEVICE,
             },
             widths=("x", "x_eval"),
             rows=("theta", "x"),
+            contexts={"device": {"classifier": "mlp"}},
         ),
         Entry(
             "global_coverage_test",
@@ -1027,13 +1255,36 @@ def _entries() -> list[Entry]:
                 "epsilon0": NONNEG,
                 "n_resamples": SIZE,
                 "seed": SEED,
+                "reference_samples": [
+                    *(m for m in CATEGORICAL if m[0] not in ("out_of_range", "none")),
+                    ("out_of_range", lambda v: _with(v, 99), False),  # a category of its own
+                    ("none", lambda v: None, True),  # p is None: the reference is needed
+                ],
             },
-            contexts={"n_resamples": {"mode": "mc"}},
+            contexts={
+                "n_resamples": {"mode": "mc"},
+                "reference_samples": {"p": None, "reference_samples": _Later(_cat_samples)},
+            },
             extras=(
                 (
                     "samples_width",
                     _wider("samples"),
                     {"names": ("samples", "p"), "must_fail": True},
+                ),
+                (
+                    "reference_samples_width",
+                    _set(p=None, reference_samples=lambda: _wider("x")({"x": _cat_samples()})["x"]),
+                    {"names": ("samples", "reference_samples"), "must_fail": True},
+                ),
+                (
+                    "reference_samples=out_of_range_with_p",
+                    _set(reference_samples=lambda: _with(_cat_samples(), 99)),
+                    {"names": ("reference_samples",), "must_fail": True},
+                ),
+                (
+                    "reference_samples_width_with_p",
+                    _set(reference_samples=lambda: _wider("x")({"x": _cat_samples()})["x"]),
+                    {"names": ("reference_samples", "p"), "must_fail": True},
                 ),
             ),
         ),
@@ -1085,10 +1336,12 @@ def _entries() -> list[Entry]:
                 "scores_b": VECTOR,
                 "n_train": POSITIVE,
                 "n_test": POSITIVE,
+                "test_train_ratio": RATIO,
                 "alternative": CHOICE,
                 "nan_policy": CHOICE,
             },
             rows=("scores_a", "scores_b"),
+            contexts={"test_train_ratio": {"n_train": None, "n_test": None}},
             extras=(
                 (
                     "a=b",
@@ -1110,10 +1363,12 @@ def _entries() -> list[Entry]:
                 "scores_b": VECTOR,
                 "n_train": POSITIVE,
                 "n_test": POSITIVE,
+                "test_train_ratio": RATIO,
                 "rope": NONNEG,
                 "nan_policy": CHOICE,
             },
             rows=("scores_a", "scores_b"),
+            contexts={"test_train_ratio": {"n_train": None, "n_test": None}},
             extras=(
                 (
                     "a=b",
@@ -1190,6 +1445,7 @@ def _entries() -> list[Entry]:
                 "names": _opts(("wrong_length", ["a"], True)),
                 "n_train": POSITIVE,
                 "n_test": POSITIVE,
+                "test_train_ratio": RATIO,
                 "rope": NONNEG,
                 "correction": CHOICE,
                 "alternative": CHOICE,
@@ -1197,6 +1453,46 @@ def _entries() -> list[Entry]:
                 "order": CHOICE,
                 "nan_policy": CHOICE,
             },
+            contexts={"test_train_ratio": {"n_train": None, "n_test": None}},
+        ),
+        # the split sizes read from a fitted search's splitter on the data given to .fit()
+        Entry(
+            "compare_models",
+            lambda: {"results": _search(), "X": _search_data()["X"], "y": _search_data()["y"]},
+            _search_roles(),
+            contexts={
+                "groups": {"results": _Later(lambda: _search("groups"))},
+                "n_samples": {
+                    "results": _Later(lambda: _search("regressor")),
+                    "X": None,
+                    "y": None,
+                },
+                "scoring": {
+                    "results": _Later(_multi_metric),
+                    "X": None,
+                    "y": None,
+                    "n_train": 90,
+                    "n_test": 10,
+                },
+            },
+            extras=(
+                (
+                    "scoring=missing_cross_validate",
+                    _set(
+                        results=lambda: {
+                            m: {"test_accuracy": _scores()[i], "test_recall": _scores()[1 - i]}
+                            for i, m in enumerate("ab")
+                        },
+                        X=None,
+                        y=None,
+                        groups=None,
+                        n_train=90,
+                        n_test=10,
+                        scoring="precision",
+                    ),
+                    {"names": ("scoring",), "must_fail": True},
+                ),
+            ),
         ),
         Entry(
             "scores_from_cv_results",
@@ -1272,6 +1568,7 @@ def _entries() -> list[Entry]:
                 "progress": FLAG,
                 "confidence_level": LEVEL,
                 "ci_method": CHOICE,
+                "out": OUT,
             },
         ),
         Entry(
@@ -1325,7 +1622,10 @@ def _mutate(entry: Entry, name: str, mutation: Mutation) -> Callable[[], dict[st
     context = entry.contexts.get(name, {})
 
     def build() -> dict[str, Any]:
-        kw = {**entry.base(), **context}
+        kw = {
+            **entry.base(),
+            **{k: v() if isinstance(v, _Later) else v for k, v in context.items()},
+        }
         return {**kw, name: change(kw.get(name))}
 
     return build

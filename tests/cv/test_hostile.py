@@ -124,3 +124,41 @@ def test_alpha_nan_and_out_of_range_are_refused(alpha):
         nemenyi_test(np.c_[A, B, A - 0.02], alpha=alpha)
     with pytest.raises(ValueError, match="alpha"):
         wilcoxon_holm(np.c_[A, B, A - 0.02]).significant(alpha)
+
+
+def _fitted_search(cv):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GridSearchCV
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = (X[:, 0] > 0).astype(int)
+    groups = np.repeat(np.arange(6), 10)
+    search = GridSearchCV(LogisticRegression(), {"C": [0.01, 1.0]}, cv=cv)
+    return search.fit(X, y, groups=groups if not isinstance(cv, int) else None), X, y
+
+
+def test_split_sizes_errors_name_the_data_that_could_not_be_split():
+    from sklearn.model_selection import KFold
+
+    search, X, y = _fitted_search(5)
+    with pytest.raises(ValueError, match=r"could not split.*pass `y` \(and `groups`\) with `X`"):
+        compare_models(search, X=X[:-3], y=y)
+    with pytest.raises(ValueError, match=r"`y` must hold the class labels.*got 1.5"):
+        compare_models(search, X=X, y=1.5)
+    with pytest.raises(ValueError, match=r"could not split.*with `n_samples` as used"):
+        split_sizes(KFold(5), n_samples=3)
+
+
+def test_scoring_must_be_a_metric_name_present_in_the_results():
+    cv_results = {
+        "params": [{"C": 1}, {"C": 10}],
+        "split0_test_acc": [0.8, 0.9],
+        "split1_test_acc": [0.7, 0.85],
+    }
+    for bad in (["acc"], 3, b"acc"):
+        with pytest.raises(TypeError, match="`scoring` must be None or the name of a metric"):
+            compare_models(cv_results, n_train=9, n_test=1, scoring=bad)
+    results = {m: {"test_acc": A, "test_f1": B} for m in "ab"}
+    with pytest.raises(ValueError, match=r"`scoring` 'z': `results\['a'\]` has no 'test_z'"):
+        compare_models(results, n_train=9, n_test=1, scoring="z")

@@ -54,7 +54,7 @@ def test_multi_metric_search_needs_scoring():
         scoring=["accuracy", "roc_auc"],
         refit="roc_auc",
     ).fit(X, y)
-    with pytest.raises(ValueError, match="choose one with `scoring=`"):
+    with pytest.raises(ValueError, match="choose one with `scoring`"):
         compare_models(search, n_train=45, n_test=15)
     with pytest.raises(ValueError, match="'f1' is not in the search results"):
         compare_models(search, n_train=45, n_test=15, scoring="f1")

@@ -309,3 +309,14 @@ def test_cli_missing_config_and_bad_out(data_dir):
     assert result.exit_code == 3
     assert ".parquet or .csv" in result.stderr
     assert invoke("sweep").exit_code == 2  # usage error
+
+
+def test_out_that_is_an_existing_folder_is_refused(tmp_path):
+    folder = tmp_path / "results.csv"
+    folder.mkdir()
+    with pytest.raises(ValueError, match="`out` must be a file path, not an existing folder"):
+        run_sweep(_square_fn, [{"v": 1}], out=folder, seed=0)
+
+
+def _square_fn(v, seed):
+    return {"square": v * v}

@@ -392,6 +392,16 @@ def test_device_auto_falls_back_and_gpu_without_accelerator_raises():
             c2st(x, y, seed=2, device="cuda")
 
 
+def test_cuda_device_strings_are_checked_before_use():
+    from modelcompare._foundation.torch_support import resolve_device
+
+    with pytest.raises(ValueError, match=r"`device` must be 'cuda' or 'cuda:<index>'"):
+        resolve_device("cuda:abc", torch)
+    if torch.cuda.is_available():
+        with pytest.raises(ValueError, match="CUDA device"):
+            resolve_device(f"cuda:{torch.cuda.device_count()}", torch)
+
+
 @pytest.mark.gpu
 def test_cuda_matches_cpu_statistics():
     rng = np.random.default_rng(13)

@@ -318,3 +318,15 @@ def test_array_types_pass_unchanged(xyz):
     for name, zv in _variants(z).items():
         got = rel_fssd(IsotropicNormal([1.0, 0.0]), IsotropicNormal([0.0, 0.0]), zv, seed=0)
         assert got.statistic == want_fssd.statistic, name
+
+
+def test_params_of_the_wrong_width_or_too_many_locations_name_params(xyz, monkeypatch):
+    x, y, z = xyz
+    with pytest.raises(ValueError, match=r"`params` holds locations of 3 columns.*the data have 2"):
+        rel_ume(x, y, z, params=UMEParams(1.0, np.zeros((2, 3))), optimize=False)
+    monkeypatch.setenv("MODELCOMPARE_MAX_MEMORY", "64K")
+    many = UMEParams(1.0, np.zeros((200, 2)))
+    with pytest.raises(ResourceLimitError, match="lower `params`"):
+        rel_ume(x, y, z, params=many, optimize=False)
+    with pytest.raises(ResourceLimitError, match="lower `locations`"):
+        rel_ume(x, y, z, locations=np.zeros((200, 2)), optimize=False)

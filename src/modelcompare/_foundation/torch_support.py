@@ -24,8 +24,12 @@ def resolve_device(device: Any, torch: Any) -> Any:
     """
     if isinstance(device, torch.device):
         return device
+    index = None
     if isinstance(device, str) and device.startswith("cuda:"):
-        name = "cuda"
+        if not device[5:].isdigit():
+            msg = f"`device` must be 'cuda' or 'cuda:<index>' for a CUDA device; got {device!r}."
+            raise ValueError(msg)
+        name, index = "cuda", int(device[5:])
     else:
         name = check_choice(device, "device", DEVICES)
     cuda = torch.cuda.is_available()
@@ -41,6 +45,10 @@ def resolve_device(device: Any, torch: Any) -> Any:
         return torch.device("cpu")
     if name == "cuda" and not cuda:
         msg = f"`device` is {device!r} but torch.cuda.is_available() is False."
+        raise ValueError(msg)
+    if index is not None and index >= torch.cuda.device_count():
+        count = torch.cuda.device_count()
+        msg = f"`device` is {device!r} but torch sees {count} CUDA device(s), 0..{count - 1}."
         raise ValueError(msg)
     if name == "mps" and not mps:
         msg = "`device` is 'mps' but torch.backends.mps.is_available() is False."

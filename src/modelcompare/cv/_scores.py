@@ -147,9 +147,16 @@ def scores_from_cv_results(
     return [table.names[i] for i in order], table.scores[order]
 
 
+def _check_scoring(scoring: Any) -> None:
+    if scoring is not None and not isinstance(scoring, str):
+        msg = f"`scoring` must be None or the name of a metric (a str); got {scoring!r}."
+        raise TypeError(msg)
+
+
 def _from_cv_results(
     cv_results: Mapping[str, Any], scoring: str | None, name: str = "results"
 ) -> ScoreTable:
+    _check_scoring(scoring)
     metrics: dict[str, dict[int, str]] = {}
     for key in cv_results:
         m = _SPLIT_KEY.match(str(key))
@@ -160,7 +167,7 @@ def _from_cv_results(
         raise ValueError(msg)
     if scoring is None:
         if len(metrics) > 1:
-            msg = f"`{name}` holds several metrics {sorted(metrics)}; choose one with `scoring=`."
+            msg = f"`{name}` holds several metrics {sorted(metrics)}; choose one with `scoring`."
             raise ValueError(msg)
         scoring = next(iter(metrics))
     if scoring not in metrics:
@@ -194,6 +201,7 @@ def _from_cv_results(
 def _from_cross_validate(
     results: Mapping[str, Mapping[str, Any]], scoring: str | None
 ) -> ScoreTable:
+    _check_scoring(scoring)
     names, rows = [], []
     for name, res in results.items():
         keys = [k for k in res if str(k).startswith("test_")]
@@ -203,11 +211,12 @@ def _from_cross_validate(
                 key = keys[0]
             else:
                 msg = (
-                    f"`results[{name!r}]` holds several metrics {keys}; choose one with `scoring=`."
+                    f"`results[{name!r}]` holds several metrics {keys}; choose one with `scoring`."
                 )
                 raise ValueError(msg)
         if key not in res:
-            msg = f"`results[{name!r}]` has no {key!r}; it has {sorted(map(str, res))}."
+            which = f"`scoring` {scoring!r}: " if scoring is not None else ""
+            msg = f"{which}`results[{name!r}]` has no {key!r}; it has {sorted(map(str, res))}."
             raise ValueError(msg)
         names.append(str(name))
         rows.append(np.asarray(res[key], dtype=float).reshape(-1))
@@ -339,6 +348,7 @@ def split_sizes(
     from sklearn.model_selection import check_cv
 
     classifier = check_flag(classifier, "classifier")
+    rows_only = X is None
     if X is None:
         if n_samples is None:
             msg = "`split_sizes` needs `X` or `n_samples`."
@@ -347,7 +357,8 @@ def split_sizes(
         # the splitter builds index arrays of n int64 for each split
         check_memory(4 * estimate_array_bytes(n, np.int64), "the split indices", "n_samples")
         X = np.zeros((n, 1))
-    if (cv is None or isinstance(cv, numbers.Integral)) and classifier and y is None:
+    stratified = classifier and (cv is None or isinstance(cv, numbers.Integral))
+    if stratified and y is None:
         msg = (
             "an int `cv` with a classifier means stratified k-fold, whose split sizes depend on "
             "`y`: pass `y` too."
@@ -359,14 +370,19 @@ def split_sizes(
     try:
         splitter = check_cv(cv, y, classifier=classifier)
     except (TypeError, ValueError) as exc:
-        msg = f"`cv` is not a valid cross-validation scheme ({exc})"
+        if stratified:  # check_cv reads `y` only to choose stratified k-fold
+            msg = f"`y` must hold the class labels of a classifier's stratified k-fold ({exc})"
+        else:
+            msg = f"`cv` is not a valid cross-validation scheme ({exc})"
         raise type(exc)(msg) from None
     try:
         splits = list(splitter.split(X, y, groups))
     except (TypeError, ValueError) as exc:
+        data = "`n_samples`" if rows_only else "`X`"
         msg = (
-            f"could not split the data with `cv` = {splitter!r} to find n_train/n_test ({exc}); pass `y` "
-            "(and `groups`) as used in the search, or pass n_train and n_test."
+            f"could not split the data with `cv` = {splitter!r} to find n_train/n_test ({exc}); "
+            f"pass `y` (and `groups`) with {data} as used in the search, or pass n_train and "
+            "n_test."
         )
         raise ValueError(msg) from None
     if not splits:

@@ -42,6 +42,9 @@ def _check_out(out: Any) -> tuple[Path, str]:
     if fmt is None:
         msg = f"`out` must end in .parquet or .csv; got {str(out)!r}."
         raise ValueError(msg)
+    if path.is_dir():
+        msg = f"`out` must be a file path, not an existing folder; got {str(out)!r}."
+        raise ValueError(msg)
     if fmt == "parquet":
         try:
             import pyarrow  # noqa: F401

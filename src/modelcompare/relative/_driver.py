@@ -147,9 +147,18 @@ class FeatureMap(ABC):
 
     @abstractmethod
     def stats(
-        self, locations: np.ndarray, sigma2: float, *, chunk_size: int | None = None
+        self,
+        locations: np.ndarray,
+        sigma2: float,
+        *,
+        chunk_size: int | None = None,
+        locations_from: str = "locations",
     ) -> PairedStats:
-        """Û², ζ̂ and ν̂ at fixed locations and σ², in chunked passes over the rows."""
+        """Û², ζ̂ and ν̂ at fixed locations and σ², in chunked passes over the rows.
+
+        ``locations_from`` is the option the locations come from (``"locations"`` or
+        ``"params"``), named when there are too many of them for the memory limit.
+        """
 
     @abstractmethod
     def result_fields(self, stats: PairedStats, locations: np.ndarray) -> dict[str, Any]:
@@ -263,7 +272,8 @@ def _check_params(
     d = features.dim
     if params.locations.shape[1] != d:
         msg = (
-            f"`params.locations` has {params.locations.shape[1]} columns; {features.data_has} {d}."
+            f"`params` holds locations of {params.locations.shape[1]} columns "
+            f"(`params.locations`); {features.data_has} {d}."
         )
         raise ValueError(msg)
 
@@ -305,7 +315,12 @@ def relative_test(
             pooled_meddistance(features.pool, med_rng, features.pool_names) if bw is None else bw
         )
     sigma2 = sigma * sigma
-    stats = tested.stats(v, sigma2, chunk_size=settings.chunk_size)
+    stats = tested.stats(
+        v,
+        sigma2,
+        chunk_size=settings.chunk_size,
+        locations_from="locations" if params is None else "params",
+    )
     pvalue, degenerate = guarded_pvalue(stats.statistic, stats.variance, stacklevel=4)
     return features.result_type(
         statistic=stats.statistic,

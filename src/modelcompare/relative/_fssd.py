@@ -86,18 +86,22 @@ def fssd_stats(
     sigma2: float,
     *,
     chunk_size: int | None = None,
+    locations_from: str = "locations",
 ) -> PairedStats:
     """Rel-FSSD estimates at fixed locations and σ², in two chunked passes (never n × J × d).
 
     With ``wᵢ = s(zᵢ) − zᵢ/σ²`` the Stein feature is ``τ[i, j] = k(zᵢ, vⱼ)(wᵢ + vⱼ/σ²)/√(dJ)``, so
     the row sums, squared norms and projections reduce to n × J and n × d products.
+    ``locations_from`` is the option the locations come from, for the memory check's message.
     """
     n, d = z.shape
     j = locations.shape[0]
     scale = 1.0 / math.sqrt(d * j)
     vn = np.einsum("ij,ij->i", locations, locations)
     rows = _chunk_rows(d, chunk_size)
-    check_pass_memory(n, d, j, rows, per_row=6 * j + 4 * d, fixed=6 * j * d)
+    check_pass_memory(
+        n, d, j, rows, per_row=6 * j + 4 * d, fixed=6 * j * d, argument=locations_from
+    )
     inv = 1.0 / sigma2
     sums = [np.zeros((j, d)), np.zeros((j, d))]
     sumsq = [0.0, 0.0]
@@ -288,10 +292,21 @@ class FSSDFeatures(FeatureMap):
         return fssd_criterion_and_grad(self.z, self.score_p, self.score_q, reg)
 
     def stats(
-        self, locations: np.ndarray, sigma2: float, *, chunk_size: int | None = None
+        self,
+        locations: np.ndarray,
+        sigma2: float,
+        *,
+        chunk_size: int | None = None,
+        locations_from: str = "locations",
     ) -> PairedStats:
         return fssd_stats(
-            self.z, self.score_p, self.score_q, locations, sigma2, chunk_size=chunk_size
+            self.z,
+            self.score_p,
+            self.score_q,
+            locations,
+            sigma2,
+            chunk_size=chunk_size,
+            locations_from=locations_from,
         )
 
     def result_fields(self, stats: PairedStats, locations: np.ndarray) -> dict[str, Any]:

@@ -46,14 +46,17 @@ def _chunk_rows(d: int, chunk_size: int | None) -> int:
     return max(256, _CHUNK_BYTES // (8 * d))
 
 
-def check_pass_memory(n: int, d: int, j: int, rows: int, per_row: int, fixed: int) -> None:
+def check_pass_memory(
+    n: int, d: int, j: int, rows: int, per_row: int, fixed: int, *, argument: str = "locations"
+) -> None:
     """Refuse a chunked pass whose blocks would pass the memory limit.
 
     A chunk of ``min(rows, n)`` rows holds ``per_row`` float64 values per row (kernel blocks of J
     columns, features, data slices); ``fixed`` float64 values (J × J or J × d sums) live throughout.
+    ``argument`` is the option the J locations come from, named when they are too many.
     """
     r = min(rows, n)
-    check_memory(8 * fixed, f"the sums over {j} test locations", "locations")
+    check_memory(8 * fixed, f"the sums over {j} test locations", argument)
     check_memory(8 * r * per_row, f"one chunk of {r} rows × {j} test locations", "chunk_size")
 
 
@@ -92,17 +95,21 @@ def ume_stats(
     sigma2: float,
     *,
     chunk_size: int | None = None,
+    locations_from: str = "locations",
 ) -> PairedStats:
     """Rel-UME estimates at fixed locations and σ², in one pass over row chunks.
 
     Only the 2J-vector of feature sums and the 2J × 2J matrix ``Σᵢ Fᵢ Fᵢᵀ`` of the stacked features
     ``Fᵢ = [ψ_P[i], ψ_Q[i]]`` are accumulated, so memory beyond the data is O(chunk · J + J²).
+    ``locations_from`` is the option the locations come from, for the memory check's message.
     """
     n, d = x.shape
     j = locations.shape[0]
     vn = np.einsum("ij,ij->i", locations, locations)
     rows = _chunk_rows(d, chunk_size)
-    check_pass_memory(n, d, j, rows, per_row=6 * j + 2 * d, fixed=8 * j * j)
+    check_pass_memory(
+        n, d, j, rows, per_row=6 * j + 2 * d, fixed=8 * j * j, argument=locations_from
+    )
     total = np.zeros(2 * j)
     gram = np.zeros((2 * j, 2 * j))
     scale = 1.0 / math.sqrt(j)
@@ -306,9 +313,22 @@ class UMEFeatures(FeatureMap):
         return ume_criterion_and_grad(self.x, self.y, self.z, reg)
 
     def stats(
-        self, locations: np.ndarray, sigma2: float, *, chunk_size: int | None = None
+        self,
+        locations: np.ndarray,
+        sigma2: float,
+        *,
+        chunk_size: int | None = None,
+        locations_from: str = "locations",
     ) -> PairedStats:
-        return ume_stats(self.x, self.y, self.z, locations, sigma2, chunk_size=chunk_size)
+        return ume_stats(
+            self.x,
+            self.y,
+            self.z,
+            locations,
+            sigma2,
+            chunk_size=chunk_size,
+            locations_from=locations_from,
+        )
 
     def result_fields(self, stats: PairedStats, locations: np.ndarray) -> dict[str, Any]:
         return {**witness_fields(stats), "u2_p": stats.u2_p, "u2_q": stats.u2_q}
