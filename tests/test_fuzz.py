@@ -1,4 +1,4 @@
-"""Every public function on bad and unusual inputs; the catalogue is benchmarks/fuzz_catalogue.py.
+"""Every public function on bad and unusual inputs; the catalogue is in tests/fuzz/.
 
 A case passes when the call raises a ``ValueError``/``TypeError`` naming the argument in backticks,
 returns a result with finite p-values in [0, 1] (flagged ``degenerate`` where it must be), or
@@ -11,30 +11,22 @@ until the mark is removed.
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import modelcompare as mc
-
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "fuzz_catalogue.py"
-_module_spec = importlib.util.spec_from_file_location("fuzz_catalogue", _PATH)
-fuzz = importlib.util.module_from_spec(_module_spec)
-sys.modules.setdefault("fuzz_catalogue", fuzz)
-_module_spec.loader.exec_module(fuzz)
+from tests.fuzz import cases, cli_cases, runner
 
 MAX_MEMORY = "1G"  # the library's guard, below what any test process may use
 QUICK_TIMEOUT = 10.0
 FULL_TIMEOUT = 20.0
 
-CASES = fuzz.catalogue()
+CASES = cases.catalogue()
 # known timeouts stay out of the quick subset (they would cost their whole time limit)
 QUICK = {
-    c.id for c in fuzz.quick_subset(CASES) if "timeout" not in fuzz.KNOWN_ESCAPES.get(c.id, "")
+    c.id for c in cases.quick_subset(CASES) if "timeout" not in cases.KNOWN_ESCAPES.get(c.id, "")
 }
 
 
@@ -53,7 +45,7 @@ def memory_guard(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _check(case: Any, timeout: float) -> None:
-    outcome = fuzz.run_case(case, timeout=timeout)
+    outcome = runner.run_case(case, timeout=timeout)
     assert outcome.ok, f"{case.id}: {outcome.detail}"
 
 
@@ -66,11 +58,11 @@ def test_every_public_function_is_fuzzed() -> None:
 
 def test_known_escapes_are_cases() -> None:
     ids = {c.id for c in CASES}
-    assert set(fuzz.KNOWN_ESCAPES) - ids == set()
+    assert set(cases.KNOWN_ESCAPES) - ids == set()
 
 
 @pytest.mark.usefixtures("memory_guard")
-@pytest.mark.parametrize("case", _params([c for c in CASES if c.id in QUICK], fuzz.KNOWN_ESCAPES))
+@pytest.mark.parametrize("case", _params([c for c in CASES if c.id in QUICK], cases.KNOWN_ESCAPES))
 def test_quick(case: Any) -> None:
     _check(case, QUICK_TIMEOUT)
 
@@ -78,7 +70,7 @@ def test_quick(case: Any) -> None:
 @pytest.mark.slow
 @pytest.mark.usefixtures("memory_guard")
 @pytest.mark.parametrize(
-    "case", _params([c for c in CASES if c.id not in QUICK], fuzz.KNOWN_ESCAPES)
+    "case", _params([c for c in CASES if c.id not in QUICK], cases.KNOWN_ESCAPES)
 )
 def test_full(case: Any) -> None:
     _check(case, FULL_TIMEOUT)
@@ -90,15 +82,15 @@ def test_full(case: Any) -> None:
 
 @pytest.fixture(scope="module")
 def cli_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return fuzz.cli_files(tmp_path_factory.mktemp("fuzz-cli"))
+    return cli_cases.cli_files(tmp_path_factory.mktemp("fuzz-cli"))
 
 
 def _cli_ids(quick: bool) -> list[Any]:
     out = []
-    for case_id, is_quick in fuzz.cli_case_ids():
+    for case_id, is_quick in cli_cases.cli_case_ids():
         if is_quick != quick:
             continue
-        known = fuzz.KNOWN_CLI_ESCAPES.get(case_id)
+        known = cases.KNOWN_CLI_ESCAPES.get(case_id)
         marks = [pytest.mark.xfail(strict=True, reason=known)] if known else []
         if not quick:
             marks.append(pytest.mark.slow)
@@ -107,10 +99,10 @@ def _cli_ids(quick: bool) -> list[Any]:
 
 
 def _run_cli(case_id: str, files: dict[str, str]) -> None:
-    case = {c.id: c for c in fuzz.cli_catalogue(files)}[case_id]
-    if case.argv[0] not in fuzz.cli_commands():
+    case = {c.id: c for c in cli_cases.cli_catalogue(files)}[case_id]
+    if case.argv[0] not in cli_cases.cli_commands():
         pytest.skip(f"no `{case.argv[0]}` subcommand")
-    outcome = fuzz.run_cli_case(case, timeout=fuzz.CLI_TIMEOUT)
+    outcome = cli_cases.run_cli_case(case, timeout=cli_cases.CLI_TIMEOUT)
     assert outcome.ok, f"{case_id}: {outcome.detail}"
 
 
