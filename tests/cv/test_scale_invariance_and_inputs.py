@@ -1,4 +1,4 @@
-"""Careless and hostile inputs: scale invariance, empty splitters, flags that are not bools."""
+"""Scale invariance and careless inputs: scaled scores, empty splitters, non-bool flags."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Hostile inputs to c2st and c2st_many: non-bool flags, bad worker counts, empty pair lists,
-complex data, oversized networks, and the array types that must pass unchanged."""
+"""Bad and unusual inputs to c2st and c2st_many: non-bool flags, bad worker counts, empty pair
+lists, complex data, oversized networks, and the array types that must pass unchanged."""
 
 from __future__ import annotations
 

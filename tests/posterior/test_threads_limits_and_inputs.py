@@ -1,4 +1,4 @@
-"""Hardening of the posterior diagnostics: threads, memory guards, bad inputs."""
+"""The posterior diagnostics under thread pools, memory limits and bad inputs."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Hostile inputs to the relative tests: overflow, extreme widths, broken kernels, empty location
-sets, non-bool flags, complex data, oversized options, and the array types that must pass unchanged.
+"""Bad and unusual inputs to the relative tests: overflow, extreme widths, broken kernels, empty
+location sets, non-bool flags, complex data, oversized options, and the array types that must pass
+unchanged.
 """
 
 from __future__ import annotations
