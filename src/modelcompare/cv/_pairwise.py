@@ -119,7 +119,8 @@ class PairwiseTestResult(TestResult):
         """
         attrs = getattr(table, "attrs", None) or {}
         needed = ("mean_scores", "test_train_ratio", "rope", "alternative", "correction")
-        if not all(k in attrs for k in needed) or "p_adjusted" not in getattr(table, "columns", ()):
+        columns = getattr(table, "columns", ())
+        if not all(k in attrs for k in needed) or not {"p", "p_adjusted"} <= set(columns):
             msg = "`table` must be the DataFrame returned by compare_models (with its attrs)."
             raise ValueError(msg)
         raw = table["p"].to_numpy(dtype=float)
