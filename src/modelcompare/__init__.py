@@ -120,6 +120,9 @@ if TYPE_CHECKING:
         two_sample_closeness_test,
     )
 
+    # multiple testing
+    from modelcompare._foundation.pvalues import adjust_pvalues
+
     # cross-validated comparison
     from modelcompare.cv import (
         BayesianSignedRankResult,
@@ -130,7 +133,6 @@ if TYPE_CHECKING:
         PairwiseTestResult,
         SplitSizes,
         WilcoxonHolmResult,
-        adjust_pvalues,
         bayesian_signed_rank,
         bayesian_ttest,
         compare_models,

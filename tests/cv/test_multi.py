@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import baycomp
 import numpy as np
@@ -73,6 +74,43 @@ def test_friedman_degenerate_and_bad_input():
     torch = pytest.importorskip("torch")
     rows = [[0.8, 0.7, 0.6], [0.9, 0.6, 0.7], [0.85, 0.75, 0.65]]
     assert friedman_test(torch.tensor(rows)).statistic == friedman_test(rows).statistic
+
+
+def test_friedman_perfect_agreement_reports_the_finite_limit():
+    # the ranks agree in all N = 10 data sets: chi² reaches its maximum N(k − 1) = 20 (finite,
+    # p = chi2.sf(20, 2) = exp(−10)), while Iman–Davenport's F = 9·20/(10·2 − 20) is +inf
+    scores = np.array([0.9, 0.8, 0.7]) + np.linspace(0.0, 0.05, 10)[:, None]
+    with pytest.warns(DegenerateDataWarning, match="Iman–Davenport statistic is \\+inf"):
+        res = friedman_test(scores)
+    assert res.statistic == pytest.approx(20.0, rel=1e-12)
+    assert res.pvalue == pytest.approx(math.exp(-10.0), rel=1e-9)
+    assert res.pvalue == pytest.approx(stats.friedmanchisquare(*scores.T).pvalue, rel=1e-9)
+    assert res.iman_davenport_statistic == math.inf
+    assert res.iman_davenport_pvalue == res.pvalue  # from the finite statistic, never 0
+    assert not res.degenerate  # chi² is defined and its rejection rests on no zero variance
+    assert res.decision(0.05)
+    # the exact permutation p-value of perfect agreement, (k!)^(1 − N), is smaller still: the
+    # chi² p-value is conservative here
+    assert res.pvalue > math.factorial(3) ** (1 - 10)
+    # near (but not at) the limit F stays finite and no warning is issued
+    near = scores.copy()
+    near[0] = near[0][[1, 0, 2]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateDataWarning)
+        res = friedman_test(near)
+    assert math.isfinite(res.iman_davenport_statistic)
+    assert 0 < res.iman_davenport_pvalue < res.pvalue
+
+
+@pytest.mark.parametrize("correction", ["holm", "bonferroni", "fdr_bh", None])
+def test_wilcoxon_pvalue_is_holm_whatever_the_correction(table, correction):
+    res = wilcoxon_holm(table, correction=correction)
+    raw = res.pvalues[np.triu_indices(5, 1)]
+    np.testing.assert_allclose(
+        res.pvalues_adjusted[np.triu_indices(5, 1)], adjust_pvalues(raw, correction)
+    )
+    assert res.pvalue == min(1.0, raw.size * raw.min())  # Holm's family-wise p-value
+    assert res.correction == correction
 
 
 def test_nemenyi_critical_values_demsar():

@@ -208,6 +208,40 @@ def test_constant_nonzero_differences():
         assert not any(math.isnan(v) for v in (r.statistic, r.pvalue, r.pvalue_uncorrected))
 
 
+def test_constant_nonzero_difference_is_a_flagged_certain_rejection():
+    # zero variance and a non-zero mean: t is its limit +inf and p its limit 0 (the glossary's
+    # rule for limits); the rejection rests on zero variance alone, so it is flagged and warned
+    a = np.array([0.80, 0.82, 0.79, 0.85, 0.81, 0.83, 0.80, 0.84, 0.82, 0.81])
+    with pytest.warns(DegenerateDataWarning, match="rests on zero variance"):
+        res = corrected_ttest(a, a - 0.01, n_train=90, n_test=10)
+    assert (res.statistic, res.pvalue, res.degenerate) == (math.inf, 0.0, True)
+    assert res.decision(0.05)
+    assert res.decision(1e-300)
+    assert res.mean_difference == pytest.approx(0.01)
+    assert res.confidence_interval() == pytest.approx((0.01, 0.01))
+    assert res.to_dict()["statistic"] == math.inf  # kept as a float, never NaN
+    with pytest.warns(DegenerateDataWarning):
+        table = compare_models({"a": a, "b": a - 0.01}, n_train=90, n_test=10)
+    assert table["degenerate"].iloc[0]
+    assert (table["t"].iloc[0], table["p"].iloc[0]) == (math.inf, 0.0)
+
+
+@pytest.mark.parametrize("correction", ["holm", "bonferroni", "fdr_bh", None])
+def test_compare_models_corrections_and_the_familywise_pvalue(correction):
+    rng = np.random.default_rng(8)
+    scores = {
+        m: mu + 0.02 * rng.standard_normal(30) for m, mu in zip("abcd", (0.9, 0.89, 0.88, 0.85))
+    }
+    table = compare_models(scores, n_train=90, n_test=10, correction=correction)
+    np.testing.assert_array_equal(table["p_adjusted"], adjust_pvalues(table["p"], correction))
+    res = PairwiseTestResult.from_table(table)
+    # the overall p-value is Holm's, min(1, K · min p), whatever the per-pair correction
+    assert res.pvalue == min(1.0, 6 * table["p"].min())
+    assert res.correction == correction
+    if correction == "fdr_bh":
+        assert table["p_adjusted"].min() <= res.pvalue
+
+
 def test_degenerate_pairs_in_table():
     tab = {"a": [0.8, 0.9, 0.7], "b": [0.8, 0.9, 0.7], "c": [0.5, 0.6, 0.55]}
     with pytest.warns(DegenerateDataWarning, match="a vs b"):
@@ -365,8 +399,8 @@ def test_pairwise_test_result_from_table():
     table = compare_models(scores, n_train=45, n_test=5, correction="holm")
     res = PairwiseTestResult.from_table(table)
     assert isinstance(res, TestResult)
-    best = int(np.argmin(table["p_adjusted"]))
-    assert res.pvalue == table["p_adjusted"].min()
+    best = int(np.argmin(table["p"]))
+    assert res.pvalue == table["p_adjusted"].min() == min(1.0, 3 * table["p"].min())
     assert res.statistic == table["t"].iloc[best]
     assert (res.model_a, res.model_b) == tuple(table[["model_a", "model_b"]].iloc[best])
     assert res.correction == "holm"

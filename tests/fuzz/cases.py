@@ -552,7 +552,7 @@ def _posterior() -> list[Entry]:
                 "regressor": CHOICE,
                 "n_resamples": SIZE,
                 "statistic": CHOICE,
-                "correction": CHOICE,
+                "combine": CHOICE,
                 "eval_correction": CHOICE,
                 "confidence_level": LEVEL,
                 "band_correction": CHOICE,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -60,7 +62,7 @@ def test_statistic_and_pvalue_match_independent_recomputation():
     assert res.pvalue == min(1, 2 * res.pvalues.min())  # Holm across the two points
     assert res.statistic == res.statistics.max()
     harmonic = local_coverage_test(
-        p, x, X0, levels=levels, regressor="knn", n_resamples=40, seed=1, correction="harmonic"
+        p, x, X0, levels=levels, regressor="knn", n_resamples=40, seed=1, combine="harmonic"
     )
     np.testing.assert_allclose(
         harmonic.pvalues, np.minimum(1, 2 / (1 / harmonic.covariate_pvalues).sum(0))
@@ -212,20 +214,53 @@ def test_eval_correction_and_decision():
     theta, x = MODEL.simulate(400, seed=10)
     p = pit(_local_bias_flow(), theta, x)
     x_eval = np.column_stack([np.linspace(-2, 2, 5)] * 2)
-    for how in ("bonferroni", "holm"):
-        res = local_coverage_test(
-            p, x, x_eval, levels=19, regressor="knn", n_resamples=50, seed=0, eval_correction=how
-        )
+    null = fit_null_regressors(x, levels=19, regressor="knn", n_resamples=50, seed=0)
+    for how in ("bonferroni", "holm", "fdr_bh", None):
+        res = local_coverage_test(p, x, x_eval, null=null, seed=0, eval_correction=how)
         raw = res.pvalues
         if how == "bonferroni":
             np.testing.assert_allclose(res.pvalues_adjusted, np.minimum(1, 5 * raw))
-        else:
+        elif how == "holm":
             order = np.argsort(raw, kind="stable")
             adj = np.minimum(1, np.maximum.accumulate((5 - np.arange(5)) * raw[order]))
             np.testing.assert_allclose(res.pvalues_adjusted[order], adj)
-        assert res.pvalue == res.pvalues_adjusted.min() == min(1, 5 * raw.min())
-        assert res.decision(0.05) is bool(np.any(res.pvalues_adjusted <= 0.05))
+        elif how == "fdr_bh":
+            np.testing.assert_allclose(res.pvalues_adjusted, stats.false_discovery_control(raw))
+        else:
+            np.testing.assert_array_equal(res.pvalues_adjusted, raw)
+        # the overall p-value is Holm's whatever the correction across the points
+        assert res.pvalue == min(1, 5 * raw.min())
+        if how in ("bonferroni", "holm"):
+            assert res.pvalue == res.pvalues_adjusted.min()
+            assert res.decision(0.05) is bool(np.any(res.pvalues_adjusted <= 0.05))
+        assert res.eval_correction == how
+    with pytest.raises(ValueError, match="`eval_correction`"):
+        local_coverage_test(p, x, x_eval, null=null, eval_correction="fdr")
     assert res.to_dict(include_arrays=False)["n_resamples"] == 50
+
+
+def test_combine_across_covariates_and_its_resolution():
+    rng = np.random.default_rng(4)
+    x, p = rng.normal(size=(200, 2)), rng.uniform(size=(200, 3))
+    x_eval = [[0.0, 0.0], [1.0, 1.0]]
+    null = fit_null_regressors(x, levels=9, regressor="knn", n_resamples=59, seed=0)
+    # Bonferroni over m = 3 covariates and Holm over E = 2 points: 3·2/60 = 0.1 > 0.05, and
+    # B = 119 would reach 0.05 (6/120)
+    with pytest.warns(TooFewResamplesWarning, match=r"p-value is 0\.1 > 0\.05.*>= 119"):
+        bon = local_coverage_test(p, x, x_eval, null=null, seed=0)
+    assert bon.combine == "bonferroni"
+    np.testing.assert_array_equal(bon.pvalues, np.minimum(1, 3 * bon.covariate_pvalues.min(0)))
+    # the harmonic mean of equal p-values is that value: only the E = 2 points count, 2/60 <= 0.05
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TooFewResamplesWarning)
+        har = local_coverage_test(p, x, x_eval, null=null, seed=0, combine="harmonic")
+    assert har.combine == "harmonic"
+    np.testing.assert_allclose(har.pvalues, np.minimum(1, 3 / (1 / har.covariate_pvalues).sum(0)))
+    assert har.to_dict()["combine"] == "harmonic"
+    with pytest.raises(ValueError, match="`combine`"):
+        local_coverage_test(p, x, x_eval, null=null, combine="holm")
+    with pytest.raises(TypeError, match="correction"):
+        local_coverage_test(p, x, x_eval, null=null, correction="bonferroni")
 
 
 @pytest.mark.filterwarnings("ignore::modelcompare.TooFewResamplesWarning")  # small B on purpose

@@ -19,6 +19,7 @@ import numpy as np
 from scipy import stats
 
 from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.pvalues import monte_carlo_pvalue
 from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import ThresholdResult, check_alpha, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
@@ -471,7 +472,7 @@ def closeness_test(
         )
         null = np.atleast_1d(l2_statistic(p, rng.multinomial(m, p / p.sum(), size=n_resamples)))
         stat, eps_used = t_all, 0.0
-        pvalue = float((1 + np.count_nonzero(null >= stat - 1e-15)) / (1 + n_resamples))
+        pvalue = monte_carlo_pvalue(stat, null)
         thr = _critical_value(null, alpha)
     reject = bool(stat > thr) if pvalue is None else bool(pvalue <= alpha)
     return _finalise(
@@ -574,7 +575,7 @@ def two_sample_closeness_test(
         )
         xb = rng.multivariate_hypergeometric(x + y, m1, size=b)
         null = _cdvv(xb, x + y - xb, m1, m2)
-        pvalue = float((1 + np.count_nonzero(null >= z - 1e-15)) / (1 + b))
+        pvalue = monte_carlo_pvalue(z, null)
         thr = _critical_value(null, alpha)
         reject = bool(pvalue <= alpha)
     else:

@@ -1,6 +1,7 @@
 """Cross-validated model comparison: corrected and Bayesian t-tests, all-pairs tables, and
 many-models × many-data-sets tests (Friedman, Nemenyi, Wilcoxon–Holm, Bayesian signed-rank)."""
 
+from modelcompare._foundation.pvalues import adjust_pvalues
 from modelcompare.cv._bayes import BayesianTTestResult, bayesian_ttest
 from modelcompare.cv._multi import (
     BayesianSignedRankResult,
@@ -12,7 +13,7 @@ from modelcompare.cv._multi import (
     nemenyi_test,
     wilcoxon_holm,
 )
-from modelcompare.cv._pairwise import PairwiseTestResult, adjust_pvalues, compare_models
+from modelcompare.cv._pairwise import PairwiseTestResult, compare_models
 from modelcompare.cv._plots import plot_critical_difference, plot_posterior
 from modelcompare.cv._scores import SplitSizes, scores_from_cv_results, split_sizes
 from modelcompare.cv._ttest import CorrectedTTestResult, corrected_ttest

@@ -208,7 +208,8 @@ def warn_degenerate(diff: PairedDifferences, what: str) -> None:
     else:
         msg = (
             f"{what}: the paired differences are constant ({diff.mean:.6g}); zero variance, so the "
-            "statistic is ±inf (flagged)."
+            "statistic is its limit ±inf and a rejection rests on zero variance alone (identical "
+            "or rounded scores?); flagged degenerate=True."
         )
     warnings.warn(msg, DegenerateDataWarning, stacklevel=3)
 

@@ -16,6 +16,7 @@ import numpy as np
 from scipy import stats
 
 from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.pvalues import adjust_pvalues, check_correction, familywise_pvalue
 from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import (
     TestResult,
@@ -32,7 +33,6 @@ from modelcompare._foundation.validation import (
 )
 from modelcompare.cv._bayes import BayesianComparisonResult, check_rope
 from modelcompare.cv._core import check_flag, paired_differences
-from modelcompare.cv._pairwise import adjust_pvalues, check_correction
 from modelcompare.cv._scores import pandas_labels
 
 __all__ = [
@@ -110,7 +110,8 @@ class FriedmanResult(TestResult):
         Mean rank per model (1 = best), best first.
     iman_davenport_statistic, iman_davenport_pvalue : float
         Iman–Davenport's F_F = (N−1)χ²/(N(k−1) − χ²) on (k−1, (k−1)(N−1)) df, less conservative
-        (Demšar 2006 recommends it).
+        (Demšar 2006 recommends it). When the ranks agree in every data set, F_F is its limit
+        +inf and its p-value is the χ² one (see :func:`friedman_test`).
     n_datasets, n_models : int
     degenerate : bool
         True when every data set ties all models (statistic 0, p = 1).
@@ -163,6 +164,13 @@ def friedman_test(
     χ²_F = 12N/(k(k+1)) [Σ_j R_j² − k(k+1)²/4], divided by the tie correction
     1 − Σ(t³ − t)/(N k (k² − 1)); p from χ²_{k−1}. Folds of one data set are not data sets.
 
+    Limits. When every data set ties all models, χ²_F is 0/0: statistic 0, p = 1,
+    ``degenerate=True`` and a :class:`DegenerateDataWarning`. When the ranks agree in every data
+    set, χ²_F = N(k − 1) is finite and its p-value stands, but F_F = (N−1)χ²/(N(k−1) − χ²) is
+    +inf: ``iman_davenport_statistic`` is inf and ``iman_davenport_pvalue`` is the χ² p-value
+    (F_F is an increasing function of χ²_F, so both approximate one exact test, whose p-value
+    for rows without ties is (k!)^(1−N), smaller still), with a :class:`DegenerateDataWarning`.
+
     References
     ----------
     .. [1] J. Demšar, "Statistical comparisons of classifiers over multiple data sets", JMLR 7, 2006.
@@ -198,8 +206,19 @@ def friedman_test(
         chi2 = max(float(chi2), 0.0)
         p = float(stats.chi2.sf(chi2, k - 1))
         denom = n * (k - 1) - chi2
-        if denom <= 0:
-            f, pf = math.inf, 0.0
+        if denom <= 1e-12 * n * (k - 1):
+            # The ranks agree in every data set: χ² reaches its maximum N(k − 1) and F_F its
+            # limit +inf (zero residual variance). F_F increases with χ², so both approximate the
+            # same exact test; F's approximation says p = 0, which no finite sample supports, so
+            # the p-value comes from the finite χ².
+            f, pf = math.inf, p
+            warnings.warn(
+                "friedman_test: the ranks agree in every data set, so the Iman–Davenport "
+                f"statistic is +inf (zero residual variance); its p-value is the χ² p-value "
+                f"{p:.3g}.",
+                DegenerateDataWarning,
+                stacklevel=2,
+            )
         else:
             f = (n - 1) * chi2 / denom
             pf = float(stats.f.sf(f, k - 1, (k - 1) * (n - 1)))
@@ -328,10 +347,13 @@ class WilcoxonHolmResult(TestResult):
     ----------
     statistic : float
         The Wilcoxon statistic (``scipy.stats.wilcoxon``'s, the smaller signed-rank sum) of the
-        pair with the smallest adjusted p-value (the first such pair in ``names`` order).
+        pair with the smallest p-value (the first such pair in ``names`` order).
     pvalue : float
-        The smallest adjusted p-value over the pairs: ``decision(alpha)`` is then the family-wise
-        decision "some pair differs" at ``alpha`` (uncorrected when ``correction`` is None).
+        Holm's family-wise p-value over the K pairs, min(1, K · min p), whatever ``correction``
+        shaped ``pvalues_adjusted``: ``decision(alpha)`` is the family-wise decision "some pair
+        differs" at ``alpha``. It equals the smallest adjusted p-value with Holm or Bonferroni;
+        the smallest Benjamini–Hochberg value controls only the false discovery rate, so it is
+        never ``pvalue``.
     statistics : numpy.ndarray of shape (k, k)
         The pairwise Wilcoxon statistics, 0 on the diagonal and for pairs whose differences are
         all zero.
@@ -344,7 +366,7 @@ class WilcoxonHolmResult(TestResult):
     average_ranks : numpy.ndarray of shape (k,)
         Mean rank per model (1 = best), in ``names`` order (for the critical-difference diagram).
     correction : str or None
-        ``"holm"``, ``"bonferroni"`` or None.
+        ``"holm"``, ``"bonferroni"``, ``"fdr_bh"`` or None.
     zero_method : str
         scipy's handling of zero differences.
     n_datasets : int
@@ -475,8 +497,9 @@ def wilcoxon_holm(
         Model names (default: a DataFrame's columns, else ``model_j``).
     greater_is_better : bool
         False for losses.
-    correction : {"holm", "bonferroni", None}
-        Multiplicity correction over the k(k − 1)/2 pairs.
+    correction : {"holm", "bonferroni", "fdr_bh", None}
+        Multiplicity correction over the k(k − 1)/2 pairs, in ``pvalues_adjusted`` (see
+        :func:`adjust_pvalues`); the overall ``pvalue`` is Holm's whatever this is.
     zero_method : {"wilcox", "pratt", "zsplit"}
         scipy's handling of zero differences (common: scores are quantised).
 
@@ -530,11 +553,10 @@ def wilcoxon_holm(
         statistics[i, j] = statistics[j, i] = w
         pvals[i, j] = pvals[j, i] = p
         pvals_adj[i, j] = pvals_adj[j, i] = pa
-    # Holm and Bonferroni are monotone: the smallest raw p-value has the smallest adjusted one.
     best = int(np.argmin(raw_arr))
     return WilcoxonHolmResult(
         statistic=stat[best],
-        pvalue=float(adj[best]),
+        pvalue=familywise_pvalue(raw_arr),
         statistics=statistics,
         pvalues=pvals,
         pvalues_adjusted=pvals_adj,

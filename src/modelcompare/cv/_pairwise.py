@@ -9,9 +9,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.pvalues import adjust_pvalues, check_correction, familywise_pvalue
 from modelcompare._foundation.results import TestResult, result_class
-from modelcompare._foundation.stats import holm_adjust
-from modelcompare._foundation.validation import check_choice, check_vector
+from modelcompare._foundation.validation import check_choice
 from modelcompare.cv._bayes import check_rope, posterior_probs
 from modelcompare.cv._core import (
     ALTERNATIVES,
@@ -23,15 +23,7 @@ from modelcompare.cv._core import (
 )
 from modelcompare.cv._scores import extract_scores, split_sizes
 
-__all__ = [
-    "CORRECTIONS",
-    "PairwiseTestResult",
-    "adjust_pvalues",
-    "check_correction",
-    "compare_models",
-]
-
-CORRECTIONS = ("bonferroni", "holm", None)
+__all__ = ["PairwiseTestResult", "compare_models"]
 
 COLUMNS = [
     "model_a",
@@ -49,52 +41,6 @@ COLUMNS = [
 ]
 
 
-def check_correction(correction: Any) -> str | None:
-    """Return ``correction`` if it is ``"holm"``, ``"bonferroni"`` or None; raise otherwise."""
-    if correction not in CORRECTIONS or isinstance(correction, bool):
-        msg = f"`correction` must be one of 'holm', 'bonferroni', None; got {correction!r}."
-        raise ValueError(msg)
-    return correction
-
-
-def adjust_pvalues(pvalues: Any, correction: str | None = "holm") -> np.ndarray:
-    """Adjust p-values for multiple comparisons (valid under any dependence).
-
-    Parameters
-    ----------
-    pvalues : array-like of shape (m,)
-        Raw p-values.
-    correction : {"holm", "bonferroni", None}
-        ``"bonferroni"``: min(1, m·p). ``"holm"``: step-down,
-        p̃_(i) = max_{j ≤ i} min(1, (m − j + 1) p_(j)) over the ascending p-values, in the original
-        order (as ``statsmodels.stats.multitest.multipletests(method="holm")``). None: unchanged.
-
-    Returns
-    -------
-    numpy.ndarray
-        Adjusted p-values in the input order.
-
-    Examples
-    --------
-    >>> from modelcompare import adjust_pvalues
-    >>> adjust_pvalues([0.01, 0.04, 0.03], correction="holm").round(3).tolist()
-    [0.03, 0.06, 0.06]
-    >>> adjust_pvalues([0.01, 0.04, 0.03], correction="bonferroni").round(3).tolist()
-    [0.03, 0.12, 0.09]
-    """
-    check_correction(correction)
-    p = check_vector(pvalues, "pvalues", min_size=0)
-    if (p < 0).any() or (p > 1).any():
-        msg = "`pvalues` must lie in [0, 1]."
-        raise ValueError(msg)
-    m = p.shape[0]
-    if correction is None or m == 0:
-        return p.copy()
-    if correction == "bonferroni":
-        return np.minimum(1.0, m * p)
-    return holm_adjust(p)
-
-
 @result_class
 class PairwiseTestResult(TestResult):
     """The family-wise test behind a :func:`compare_models` table: does some pair differ?
@@ -104,14 +50,17 @@ class PairwiseTestResult(TestResult):
     Attributes
     ----------
     statistic : float
-        The corrected t statistic (column ``t``) of the pair with the smallest adjusted p-value
-        (the first such row of the table).
+        The corrected t statistic (column ``t``) of the pair with the smallest p-value (the first
+        such row of the table).
     pvalue : float
-        The smallest adjusted p-value of the table (column ``p_adjusted``). With Holm or
-        Bonferroni, ``decision(alpha)`` controls the family-wise error of "some pair differs" at
-        ``alpha``; with ``correction=None`` it is the smallest uncorrected p-value.
+        Holm's family-wise p-value of the table, min(1, K · min p) over its K pairs (column
+        ``p``), whatever ``correction`` shaped ``p_adjusted``: ``decision(alpha)`` controls the
+        family-wise error of "some pair differs" at ``alpha``. It equals the smallest
+        ``p_adjusted`` with Holm or Bonferroni; Benjamini–Hochberg (``"fdr_bh"``) controls the
+        false discovery rate instead, and its smallest value (Simes' p-value) is valid only under
+        positive dependence, so it never becomes ``pvalue``.
     model_a, model_b : str
-        The pair with the smallest adjusted p-value.
+        The pair with the smallest p-value.
     pairs : pandas.DataFrame
         The table of :func:`compare_models`, one row per pair.
     models : list of str
@@ -170,14 +119,15 @@ class PairwiseTestResult(TestResult):
         """
         attrs = getattr(table, "attrs", None) or {}
         needed = ("mean_scores", "test_train_ratio", "rope", "alternative", "correction")
-        if not all(k in attrs for k in needed) or "p_adjusted" not in getattr(table, "columns", ()):
+        columns = getattr(table, "columns", ())
+        if not all(k in attrs for k in needed) or not {"p", "p_adjusted"} <= set(columns):
             msg = "`table` must be the DataFrame returned by compare_models (with its attrs)."
             raise ValueError(msg)
-        best = int(np.argmin(table["p_adjusted"].to_numpy(dtype=float)))
-        row = table.iloc[best]
+        raw = table["p"].to_numpy(dtype=float)
+        row = table.iloc[int(np.argmin(raw))]
         return cls(
             statistic=float(row["t"]),
-            pvalue=float(row["p_adjusted"]),
+            pvalue=familywise_pvalue(raw),
             model_a=str(row["model_a"]),
             model_b=str(row["model_b"]),
             pairs=table,
@@ -285,8 +235,9 @@ def compare_models(
         Metric of a multi-metric search / ``cross_validate`` result.
     rope : float, (float, float) or None
         Region of practical equivalence for the Bayesian columns (default ±0.01).
-    correction : {"bonferroni", "holm", None}
-        Multiplicity correction over the K(K−1)/2 pairs, in ``p_adjusted``.
+    correction : {"bonferroni", "holm", "fdr_bh", None}
+        Multiplicity correction over the K(K−1)/2 pairs, in ``p_adjusted`` (see
+        :func:`adjust_pvalues`).
     alternative : {"two-sided", "greater", "less"}
         H1 about E[a − b] for each pair (a is ``model_a``).
     greater_is_better : bool

@@ -28,10 +28,11 @@ class CorrectedTTestResult(TestResult):
     Attributes
     ----------
     statistic : float
-        Corrected t = d̄ / σ̂_c with σ̂_c² = var(d, ddof=1)·(1/n + n_test/n_train); ±inf or 0 when
-        the differences have no spread (``degenerate``).
+        Corrected t = d̄ / σ̂_c with σ̂_c² = var(d, ddof=1)·(1/n + n_test/n_train); its limit ±inf
+        when constant differences have no spread, 0 when they are all zero (``degenerate``).
     pvalue : float
-        p-value of the corrected test for ``alternative``.
+        p-value of the corrected test for ``alternative``; never NaN (the limit 0 or 1 when
+        ``degenerate``).
     df : int
         Degrees of freedom, n − 1.
     mean_difference : float
@@ -167,9 +168,13 @@ def corrected_ttest(
     and ignores the direction. It coincides with ``alternative="greater"`` whenever a is the
     better-ranked model (t ≥ 0), which is how the example orders its pairs.
 
-    Degenerate input never gives NaN: all-zero differences give statistic 0 and p = 1 (for every
-    alternative); constant non-zero differences give ±inf, with p = 0 for "two-sided" and for the
-    side d̄ favours, 1 for the other side. Both set ``degenerate=True`` and warn.
+    Limits (the glossary's rule). Degenerate input never gives NaN. All-zero differences leave t
+    undefined (0/0): statistic 0 and p = 1 for every alternative, never a rejection. Constant
+    non-zero differences have zero variance and a non-zero mean: t is its limit ±inf and the
+    p-value its limit too, 0 for "two-sided" and for the side d̄ favours, 1 for the other side,
+    so ``decision(alpha)`` rejects at every level. Such a rejection rests on zero variance alone
+    (identical or rounded scores produce it), so both cases set ``degenerate=True`` and issue a
+    :class:`DegenerateDataWarning`.
 
     References
     ----------

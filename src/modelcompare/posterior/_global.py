@@ -10,6 +10,7 @@ import numpy as np
 from scipy import stats
 
 from modelcompare._foundation.errors import ModelCompareWarning
+from modelcompare._foundation.pvalues import adjust_pvalues, familywise_pvalue
 from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
@@ -20,7 +21,6 @@ from modelcompare._foundation.validation import (
     check_int,
     check_nonempty,
 )
-from modelcompare.posterior._multiple import adjust_pvalues, overall_pvalue
 from modelcompare.posterior._pit import check_pit_values
 
 __all__ = [
@@ -352,7 +352,7 @@ def global_coverage_test(
     band_seed = rng if seed_used is None else seed_used
     return GlobalCoverageResult(
         statistic=float(statistics.max()),
-        pvalue=overall_pvalue(pvalues),
+        pvalue=familywise_pvalue(pvalues),
         statistics=statistics,
         pvalues=pvalues,
         pvalues_adjusted=adjust_pvalues(pvalues, "holm"),

@@ -17,6 +17,12 @@ from scipy import stats
 from scipy.special import ndtri
 
 from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.pvalues import (
+    adjust_pvalues,
+    check_correction,
+    familywise_pvalue,
+    monte_carlo_pvalue,
+)
 from modelcompare._foundation.resources import (
     GENERATOR_BYTES,
     check_memory,
@@ -38,9 +44,7 @@ from modelcompare.posterior._lct import (
     _check_n_resamples,
     _standardisation,
     _warn_resolution,
-    mc_pvalue,
 )
-from modelcompare.posterior._multiple import EVAL_CORRECTIONS, adjust_pvalues, overall_pvalue
 from modelcompare.posterior._pit import check_pit_values
 from modelcompare.posterior._regressors import _KNNIndex, _set_seed
 
@@ -209,7 +213,7 @@ def pit_independence_test(
     stat = float(np.max(np.abs(st_arr))) if method != "chi2" else float(st_arr.max())
     return IndependenceResult(
         statistic=stat,
-        pvalue=overall_pvalue(pv_arr),
+        pvalue=familywise_pvalue(pv_arr),
         statistics=st_arr,
         pvalues=pv_arr,
         pvalues_adjusted=adjust_pvalues(pv_arr, "holm"),
@@ -293,8 +297,10 @@ class LocalIndependenceResult(TestResult):
         The tested pairs of columns.
     x_eval : numpy.ndarray, shape (E, d)
         The evaluation points.
-    regressor, eval_correction : str
-        The options the test ran with.
+    regressor : str
+        The regressor the test ran with.
+    eval_correction : str or None
+        The correction of ``pvalues_adjusted``.
     n, n_resamples : int
         Calibration pairs and null trials B.
     seed_used : int or None
@@ -322,7 +328,7 @@ class LocalIndependenceResult(TestResult):
     pairs: list[tuple[int, int]]
     x_eval: np.ndarray
     regressor: str
-    eval_correction: str
+    eval_correction: str | None
     n: int
     n_resamples: int
     seed_used: int | None
@@ -353,7 +359,7 @@ def local_independence_test(
     regressor: Any = "hgb",
     n_resamples: int = 100,
     pairs: Any = None,
-    eval_correction: str = "holm",
+    eval_correction: str | None = "holm",
     seed: SeedLike = None,
     n_jobs: int | None = None,
 ) -> LocalIndependenceResult:
@@ -378,9 +384,11 @@ def local_independence_test(
         B null trials.
     pairs : sequence of (i, j), optional
         Default: all pairs.
-    eval_correction : {"holm", "bonferroni"}
-        The correction of ``pvalues_adjusted`` across the evaluation points; the overall ``pvalue``
-        is Holm's either way (both give the same smallest adjusted value).
+    eval_correction : {"holm", "bonferroni", "fdr_bh", None}
+        The correction of ``pvalues_adjusted`` across the evaluation points (see
+        :func:`~modelcompare.adjust_pvalues`). The overall ``pvalue`` is Holm's whatever this is,
+        min(1, E · min p): Benjamini–Hochberg controls the false discovery rate, not the
+        family-wise error of ``decision(alpha)``.
     seed : int, Generator or None
         Seeds the null draws and the regressions.
     n_jobs : int, optional
@@ -423,7 +431,7 @@ def local_independence_test(
     pair_list = _pairs(p.shape[1], pairs)
     reg = _resolve_mean_regressor(regressor)
     n_resamples = _check_n_resamples(n_resamples)
-    eval_correction = check_choice(eval_correction, "eval_correction", EVAL_CORRECTIONS)
+    eval_correction = check_correction(eval_correction, "eval_correction")
     n_jobs = check_n_jobs(n_jobs)
     # the B null predictions at the E points (their list, its stack and their squares), and one
     # spawned generator per null fit
@@ -452,11 +460,11 @@ def local_independence_test(
             )
         )  # (K, E)
     t_obs, t_null = g_obs**2, g_null**2
-    pair_pvalues = mc_pvalue(t_obs, t_null[:, None, :])
-    pvalues = np.minimum(1.0, len(pair_list) * pair_pvalues.min(axis=0))
+    pair_pvalues = monte_carlo_pvalue(t_obs, t_null[:, None, :])
+    pvalues = familywise_pvalue(pair_pvalues, axis=0)  # Bonferroni over the pairs
     return LocalIndependenceResult(
         statistic=float(t_obs.max()),
-        pvalue=overall_pvalue(pvalues),
+        pvalue=familywise_pvalue(pvalues),
         statistics=t_obs,
         pvalues=pvalues,
         pvalues_adjusted=adjust_pvalues(pvalues, eval_correction),

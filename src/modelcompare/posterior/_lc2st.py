@@ -9,6 +9,12 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 
 from modelcompare._foundation.mlp.recipe import mlp_memory_bytes
+from modelcompare._foundation.pvalues import (
+    adjust_pvalues,
+    check_correction,
+    familywise_pvalue,
+    monte_carlo_pvalue,
+)
 from modelcompare._foundation.resources import (
     GENERATOR_BYTES,
     check_memory,
@@ -32,8 +38,7 @@ from modelcompare.posterior._lc2st_engine import (
     N_ITER_NO_CHANGE,
     lc2st_statistics,
 )
-from modelcompare.posterior._lct import _check_n_resamples, _standardisation, mc_pvalue
-from modelcompare.posterior._multiple import EVAL_CORRECTIONS, adjust_pvalues, overall_pvalue
+from modelcompare.posterior._lct import _check_n_resamples, _standardisation
 from modelcompare.posterior._regressors import _set_seed
 
 __all__ = ["LC2STResult", "lc2st_nf"]
@@ -88,8 +93,10 @@ class LC2STResult(TestResult):
         ``pvalues`` adjusted across the evaluation points by ``eval_correction``.
     x_eval : numpy.ndarray, shape (E, d)
         The evaluation points.
-    classifier, eval_correction : str
-        The options the test ran with.
+    classifier : str
+        The classifier the test ran with.
+    eval_correction : str or None
+        The correction of ``pvalues_adjusted``.
     n, n_resamples, n_eval : int
         Calibration pairs, null classifiers B and base draws per evaluation point.
     seed_used : int or None
@@ -116,7 +123,7 @@ class LC2STResult(TestResult):
     pvalues_adjusted: np.ndarray
     x_eval: np.ndarray
     classifier: str
-    eval_correction: str
+    eval_correction: str | None
     n: int
     n_resamples: int
     n_eval: int
@@ -205,7 +212,7 @@ def lc2st_nf(
     n_eval: int = 1000,
     n_resamples: int = 100,
     classifier: Any = "mlp",
-    eval_correction: str = "holm",
+    eval_correction: str | None = "holm",
     seed: SeedLike = None,
     n_jobs: int | None = None,
     device: Any = "cpu",
@@ -239,9 +246,11 @@ def lc2st_nf(
         time (float64; the same data and seeds, so the same test up to rounding; about 10× slower);
         ``"quadratic"``: logistic regression on degree-2 features of [z, x] (sees shifts,
         dispersion, correlation and linear x-interactions; cheap).
-    eval_correction : {"holm", "bonferroni"}
-        The correction of ``pvalues_adjusted`` across the evaluation points; the overall ``pvalue``
-        is Holm's either way (both give the same smallest adjusted value).
+    eval_correction : {"holm", "bonferroni", "fdr_bh", None}
+        The correction of ``pvalues_adjusted`` across the evaluation points (see
+        :func:`~modelcompare.adjust_pvalues`). The overall ``pvalue`` is Holm's whatever this is,
+        min(1, E · min p): Benjamini–Hochberg controls the false discovery rate, not the
+        family-wise error of ``decision(alpha)``.
     seed : int, Generator or None
         Seeds the null draws, the classifiers and the base draws.
     n_jobs : int, optional
@@ -285,7 +294,7 @@ def lc2st_nf(
     n_eval = check_int(n_eval, "n_eval", low=1)
     n_resamples = _check_n_resamples(n_resamples)
     clf = _classifier(classifier)
-    eval_correction = check_choice(eval_correction, "eval_correction", EVAL_CORRECTIONS)
+    eval_correction = check_correction(eval_correction, "eval_correction")
     n_jobs = check_n_jobs(n_jobs)
     progress = check_bool(progress, "progress")
     n, m = theta.shape
@@ -320,11 +329,11 @@ def lc2st_nf(
         t_obs = _fit_stat(
             clf, z, obs_rng.standard_normal((n, m)), xs, z_eval, xe, sklearn_seed(obs_rng)
         )
-    pvalues = mc_pvalue(t_obs, t_null)
+    pvalues = monte_carlo_pvalue(t_obs, t_null)
     name = classifier if isinstance(classifier, str) else type(classifier).__name__
     return LC2STResult(
         statistic=float(t_obs.max()),
-        pvalue=overall_pvalue(pvalues),
+        pvalue=familywise_pvalue(pvalues),
         statistics=t_obs,
         pvalues=pvalues,
         pvalues_adjusted=adjust_pvalues(pvalues, eval_correction),

@@ -16,6 +16,14 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from modelcompare._foundation.errors import DegenerateDataWarning, TooFewResamplesWarning
+from modelcompare._foundation.pvalues import (
+    adjust_pvalues,
+    check_correction,
+    familywise_pvalue,
+    monte_carlo_pvalue,
+    resamples_needed,
+    smallest_adjusted_pvalue,
+)
 from modelcompare._foundation.resources import (
     GENERATOR_BYTES,
     check_memory,
@@ -35,7 +43,6 @@ from modelcompare._foundation.validation import (
     check_samples,
 )
 from modelcompare.posterior._global import level_grid
-from modelcompare.posterior._multiple import EVAL_CORRECTIONS, adjust_pvalues, overall_pvalue
 from modelcompare.posterior._pit import check_pit_values
 from modelcompare.posterior._regressors import (
     AmortizedRegressor,
@@ -53,7 +60,6 @@ __all__ = [
     "fit_null_regressors",
     "local_coverage_test",
     "max_null_resamples",
-    "mc_pvalue",
     "resolve_regressor",
 ]
 
@@ -243,14 +249,17 @@ def _check_n_resamples(n_resamples: int) -> int:
     return n_resamples
 
 
-def _warn_resolution(m: int, e: int, n_resamples: int, correction: str) -> None:
-    factor = m * e if correction == "bonferroni" else e
-    if factor / (n_resamples + 1) > 0.05:
+def _warn_resolution(m: int, e: int, n_resamples: int, combine: str) -> None:
+    # Bonferroni over the m tests of a point multiplies the smallest p-value by m, the harmonic
+    # mean of m equal values does not; Holm across the e points multiplies it by e.
+    factors = (m if combine == "bonferroni" else 1, e)
+    smallest = smallest_adjusted_pvalue(n_resamples, factors)
+    if smallest > 0.05:
         warnings.warn(
-            f"With {m} Bonferroni-combined test(s), {e} corrected evaluation point(s) and "
-            f"n_resamples={n_resamples}, the smallest attainable overall p-value is "
-            f"{factor / (n_resamples + 1):.3g} > 0.05; use n_resamples >= "
-            f"{int(np.ceil(factor / 0.05)) - 1} to be able to reject at 0.05.",
+            f"With {m} {combine}-combined test(s) per point, {e} corrected evaluation point(s) "
+            f"and n_resamples={n_resamples}, the smallest attainable overall p-value is "
+            f"{smallest:.3g} > 0.05; use n_resamples >= {resamples_needed(factors)} to be able "
+            "to reject at 0.05.",
             TooFewResamplesWarning,
             stacklevel=3,
         )
@@ -314,12 +323,6 @@ def fit_null_regressors(
 
 
 # --------------------------------------------------------------------------------------- the test
-def mc_pvalue(t_obs: np.ndarray, t_null: np.ndarray) -> np.ndarray:
-    """(1 + #{b : T^{(b)} ≥ T}) / (1 + B), with the null trials on axis 0 of ``t_null``."""
-    b = t_null.shape[0]
-    return (1.0 + np.sum(t_null >= t_obs[None, ...] - 1e-12 * np.abs(t_obs), axis=0)) / (1.0 + b)
-
-
 def _statistic(r: np.ndarray, levels: np.ndarray, kind: str) -> np.ndarray:
     dev = r - levels
     if kind == "mse":
@@ -327,11 +330,11 @@ def _statistic(r: np.ndarray, levels: np.ndarray, kind: str) -> np.ndarray:
     return np.max(np.abs(dev), axis=-1)
 
 
-def _combine(p: np.ndarray, how: str) -> np.ndarray:
-    m = p.shape[0]
-    if how == "bonferroni":
-        return np.minimum(1.0, m * p.min(axis=0))
-    return np.minimum(1.0, m / np.sum(1.0 / p, axis=0))
+def _combine(p: np.ndarray, combine: str) -> np.ndarray:
+    """Combine the (m, E) covariate p-values of each evaluation point into one (E,) p-value."""
+    if combine == "bonferroni":
+        return familywise_pvalue(p, axis=0)
+    return np.minimum(1.0, p.shape[0] / np.sum(1.0 / p, axis=0))
 
 
 @result_class
@@ -348,7 +351,7 @@ class LocalCoverageResult(TestResult):
     statistics : numpy.ndarray, shape (m, E)
         T_i(x₀) = (1/G) Σ_γ (r̂_{i,γ}(x₀) − γ)² (or max_γ |r̂ − γ| with ``statistic="max"``).
     pvalues : numpy.ndarray, shape (E,)
-        Per evaluation point, the covariate p-values combined by ``correction`` (Bonferroni by
+        Per evaluation point, the covariate p-values combined by ``combine`` (Bonferroni by
         default).
     pvalues_adjusted : numpy.ndarray, shape (E,)
         ``pvalues`` adjusted across the evaluation points by ``eval_correction`` (Holm by default):
@@ -368,8 +371,10 @@ class LocalCoverageResult(TestResult):
         Algorithm 2: pointwise null quantiles of r̂^{(b)}_γ(x₀) over the B trials.
     confidence_level : float
         Coverage of the Algorithm 2 band.
-    band_correction, statistic_type, correction, eval_correction, regressor : str
+    band_correction, statistic_type, combine, regressor : str
         The options the test ran with.
+    eval_correction : str or None
+        The correction of ``pvalues_adjusted``.
     n, n_resamples : int
         Calibration pairs and null trials B.
     seed_used : int or None
@@ -404,8 +409,8 @@ class LocalCoverageResult(TestResult):
     confidence_level: float
     band_correction: str
     statistic_type: str
-    correction: str
-    eval_correction: str
+    combine: str
+    eval_correction: str | None
     regressor: str
     n: int
     n_resamples: int
@@ -430,8 +435,8 @@ def local_coverage_test(
     n_resamples: int = 100,
     null: NullRegressors | None = None,
     statistic: str = "mse",
-    correction: str = "bonferroni",
-    eval_correction: str = "holm",
+    combine: str = "bonferroni",
+    eval_correction: str | None = "holm",
     confidence_level: float = 0.95,
     band_correction: str = "bonferroni",
     seed: SeedLike = None,
@@ -462,13 +467,15 @@ def local_coverage_test(
         The paper's mean squared deviation, or the KS-type max_γ |r̂ − γ|. Both are weak against
         pure dispersion errors locally (power about 0.38 and 0.31 at a scale error c = 1.3 with
         N = 1000); use a larger N or a finer grid.
-    correction : {"bonferroni", "harmonic"}
-        How the m covariate p-values are combined per x₀ (the harmonic mean is the authors' option;
+    combine : {"bonferroni", "harmonic"}
+        How the m covariate p-values are combined into one p-value per x₀: Bonferroni's
+        min(1, m · min_i p_i), or the harmonic mean min(1, m / Σ_i 1/p_i) (the authors' option;
         it is not exactly valid).
-    eval_correction : {"holm", "bonferroni"}
+    eval_correction : {"holm", "bonferroni", "fdr_bh", None}
         The correction of ``pvalues_adjusted`` across the evaluation points, which says *where* H0
-        is rejected. The overall ``pvalue`` is Holm's either way (both give the same smallest
-        adjusted value).
+        is rejected (see :func:`~modelcompare.adjust_pvalues`). The overall ``pvalue`` is Holm's
+        whatever this is, min(1, E · min p): Benjamini–Hochberg controls
+        the false discovery rate, not the family-wise error of ``decision(alpha)``.
     confidence_level : float
         Coverage of the Algorithm 2 bands.
     band_correction : {"bonferroni", "none"}
@@ -523,8 +530,8 @@ def local_coverage_test(
     n = check_same_rows([("pit_values", p), ("x", x)], what="local_coverage_test")
     check_same_width([("x", x), ("x_eval", x_eval)], what="local_coverage_test")
     statistic = check_choice(statistic, "statistic", ("mse", "max"))
-    correction = check_choice(correction, "correction", ("bonferroni", "harmonic"))
-    eval_correction = check_choice(eval_correction, "eval_correction", EVAL_CORRECTIONS)
+    combine = check_choice(combine, "combine", ("bonferroni", "harmonic"))
+    eval_correction = check_correction(eval_correction, "eval_correction")
     confidence_level = check_fraction(confidence_level, "confidence_level")
     band_correction = check_choice(band_correction, "band_correction", ("bonferroni", "none"))
     n_jobs = check_n_jobs(n_jobs)
@@ -550,7 +557,7 @@ def local_coverage_test(
             raise ValueError(msg)
     grid, reg = null.levels, null._estimator
     m = p.shape[1]
-    _warn_resolution(m, x_eval.shape[0], null.n_resamples, correction)
+    _warn_resolution(m, x_eval.shape[0], null.n_resamples, combine)
     _check_null_memory(null.n_resamples + m, x_eval.shape[0], grid.size)
     xs = null.standardise(x)
     xe = null.standardise(x_eval)
@@ -564,11 +571,11 @@ def local_coverage_test(
         r_null = np.stack([mdl.predict(xe) for mdl in null._models])  # (B, E, G)
     t_obs = _statistic(r_obs, grid, statistic)  # (m, E)
     t_null = _statistic(r_null, grid, statistic)  # (B, E)
-    covariate_pvalues = mc_pvalue(t_obs, t_null[:, None, :])  # (m, E)
-    pvalues = _combine(covariate_pvalues, correction)  # (E,)
+    covariate_pvalues = monte_carlo_pvalue(t_obs, t_null[:, None, :])  # (m, E)
+    pvalues = _combine(covariate_pvalues, combine)  # (E,)
     g_obs = t_obs.sum(axis=1)
     g_null = t_null.sum(axis=1)
-    global_pvalues = mc_pvalue(g_obs, g_null[:, None])
+    global_pvalues = monte_carlo_pvalue(g_obs, g_null[:, None])
     eta = 1 - confidence_level
     if band_correction == "bonferroni":
         eta /= m
@@ -576,7 +583,7 @@ def local_coverage_test(
     band_high = np.quantile(r_null, 1 - eta / 2, axis=0)
     return LocalCoverageResult(
         statistic=float(t_obs.max()),
-        pvalue=overall_pvalue(pvalues),
+        pvalue=familywise_pvalue(pvalues),
         statistics=t_obs,
         pvalues=pvalues,
         pvalues_adjusted=adjust_pvalues(pvalues, eval_correction),
@@ -591,7 +598,7 @@ def local_coverage_test(
         confidence_level=confidence_level,
         band_correction=band_correction,
         statistic_type=statistic,
-        correction=correction,
+        combine=combine,
         eval_correction=eval_correction,
         regressor=_regressor_name(reg),
         n=n,

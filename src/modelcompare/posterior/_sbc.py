@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from modelcompare._foundation.pvalues import adjust_pvalues, familywise_pvalue
 from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import check_choice, check_int, check_samples
 from modelcompare.posterior._flows import _pair_iv
-from modelcompare.posterior._multiple import adjust_pvalues, overall_pvalue
 
 __all__ = ["SBCResult", "draw_posterior", "sbc", "sbc_ranks", "sbc_test"]
 
@@ -204,7 +204,7 @@ def sbc_test(
     pv = np.array([b for _, b in res])
     return SBCResult(
         statistic=float(st.max()),
-        pvalue=overall_pvalue(pv),
+        pvalue=familywise_pvalue(pv),
         statistics=st,
         pvalues=pv,
         pvalues_adjusted=adjust_pvalues(pv, "holm"),

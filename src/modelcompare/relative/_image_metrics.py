@@ -14,6 +14,7 @@ import numpy as np
 import scipy.linalg
 
 from modelcompare._foundation.errors import DegenerateDataWarning, TooFewResamplesWarning
+from modelcompare._foundation.pvalues import monte_carlo_pvalue
 from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import (
     ConfidenceInterval,
@@ -660,8 +661,7 @@ def relative_fid(
         pvalue, degenerate = 1.0, True
         spread = float("nan")
     else:
-        pvalue = (1.0 + float(np.count_nonzero(boot <= 0.0))) / (1.0 + n_resamples)
-        pvalue = min(pvalue, 1.0)
+        pvalue = monte_carlo_pvalue(0.0, -boot)  # (1 + #{Δ* ≤ 0}) / (1 + B)
         degenerate = bool(np.ptp(boot) == 0.0)
         if degenerate:
             warnings.warn(

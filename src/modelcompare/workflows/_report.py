@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from modelcompare._foundation.pvalues import holm_adjust
 from modelcompare._foundation.results import Result, check_alpha, result_class, to_builtin
-from modelcompare._foundation.stats import holm_adjust
 
 __all__ = ["CheckOutcome", "PosteriorReport"]
 

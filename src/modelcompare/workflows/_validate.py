@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import hashlib
-import math
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from modelcompare._foundation.errors import TooFewResamplesWarning
+from modelcompare._foundation.pvalues import (
+    holm_adjust,
+    resamples_needed,
+    smallest_adjusted_pvalue,
+)
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
-from modelcompare._foundation.stats import holm_adjust
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
     as_numpy,
@@ -109,71 +111,6 @@ def default_x_eval(x: np.ndarray, n_points: int = 3) -> np.ndarray:
     targets = np.quantile(projection, np.linspace(0.1, 0.9, n_points))
     rows = [int(np.argmin(np.abs(projection - t))) for t in targets]
     return x[rows]
-
-
-def smallest_adjusted_pvalue(n_resamples: int, factors: Sequence[int]) -> float:
-    """The smallest p-value a resampling check can report after its corrections.
-
-    A Monte Carlo p-value is at least 1/(1 + B); each correction that follows multiplies the
-    smallest value by its number of tests (Bonferroni over covariates or pairs, Holm over the
-    evaluation points, Holm over the checks of a report), capped at 1. The products are taken
-    in the same floating-point order as the tests take them.
-
-    Parameters
-    ----------
-    n_resamples : int
-        B, the null resamples.
-    factors : sequence of int
-        The number of tests of each correction, innermost first.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> smallest_adjusted_pvalue(839, (2, 3, 7))  # m = 2, E = 3, 7 checks
-    0.05
-    """
-    p = 1.0 / (1.0 + n_resamples)
-    for factor in factors:
-        p = min(1.0, factor * p)
-    return p
-
-
-def resamples_needed(
-    factors: Sequence[int], *, alpha: float = AUTO_ALPHA, at_least: int = 0
-) -> int:
-    """The smallest B ≥ ``at_least`` whose smallest adjusted p-value is ≤ ``alpha``.
-
-    B + 1 ≥ (∏ factors) / alpha, rounded up, and raised by one until
-    :func:`smallest_adjusted_pvalue` is ≤ ``alpha`` in floating point too.
-
-    Parameters
-    ----------
-    factors : sequence of int
-        The number of tests of each correction (see :func:`smallest_adjusted_pvalue`).
-    alpha : float
-        The level the check must be able to reach.
-    at_least : int
-        A floor on the answer.
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
-    >>> resamples_needed((2, 3, 7))  # local coverage: m = 2, E = 3, Holm over 7 checks
-    839
-    >>> resamples_needed((1, 3, 1), at_least=100)  # L-C2ST-NF alone at 3 points
-    100
-    """
-    total = math.prod(factors)
-    b = max(at_least, math.ceil(Fraction(total) / Fraction(alpha)) - 1, 1)
-    while smallest_adjusted_pvalue(b, factors) > alpha:
-        b += 1
-    return b
 
 
 def _correction_factors(name: str, m: int, e: int, n_checks: int) -> tuple[int, int, int]:
