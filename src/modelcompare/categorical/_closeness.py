@@ -134,6 +134,8 @@ class ClosenessThresholdResult(ThresholdResult):
         >>> closeness_test([0.5, 0.5], [300, 700], mode="cantelli").decision()
         True
         """
+        if self._undecidable:
+            return False
         return bool(self.n_batches_rejecting > self.n_batches / 2)
 
 
@@ -199,6 +201,14 @@ class ClosenessTestResult(TestResult):
     @property
     def _undecidable(self) -> bool:
         return not math.isfinite(self.statistic)
+
+    def decision(self, alpha: float = 0.05) -> bool:
+        """Return True when H0 is rejected at ``alpha``: ``pvalue <= alpha``.
+
+        False at every level when the statistic is not finite (``degenerate``).
+        """
+        alpha = check_alpha(alpha)
+        return not self._undecidable and bool(self.pvalue <= alpha)
 
     def critical_value(self, alpha: float = 0.05) -> float:
         """The threshold on the statistic of the decision at ``alpha``.
