@@ -1201,7 +1201,11 @@ def _entries() -> list[Entry]:
                 "variance_bound": _opts(("bogus", "bogus", True), ("nan", math.nan, True)),
                 "seed": SEED,
             },
-            contexts={"n_resamples": {"mode": "mc"}, "variance_bound": {"mode": "cantelli"}},
+            contexts={
+                "n_resamples": {"mode": "mc"},
+                "variance_bound": {"mode": "cantelli"},
+                "alpha": {"mode": "cantelli"},  # a p-value mode takes no level
+            },
             extras=(
                 (
                     "length_mismatch",
@@ -1227,6 +1231,7 @@ def _entries() -> list[Entry]:
                 "n_resamples": SIZE,
                 "seed": SEED,
             },
+            contexts={"alpha": {"mode": "threshold"}},  # permutation takes no level
             extras=(
                 (
                     "length_mismatch",
@@ -1822,6 +1827,11 @@ def _check_result(result: Any, case: Case) -> str | None:
                     return f"degenerate with pvalue {fields['pvalue']} (expected 1.0)"
         if case.degenerate and degenerate is not True:
             return f"expected degenerate=True, got {degenerate!r}"
+        table = fields.get("table")
+        if hasattr(table, "columns") and hasattr(table, "to_numpy"):  # a collection's table
+            problem = _check_table(table)
+            if problem is not None:
+                return problem
         if isinstance(result, Result):
             try:
                 json.dumps(result.to_dict())
@@ -1831,20 +1841,25 @@ def _check_result(result: Any, case: Case) -> str | None:
     if case.degenerate:
         return f"expected a degenerate result, got {type(result).__name__}"
     if hasattr(result, "columns") and hasattr(result, "to_numpy"):  # a pandas table
-        for column in result.columns:
-            if _is_pvalue(str(column)):
-                values = result[column]
-                if "error" in result.columns:
-                    values = values[result["error"].isna()]
-                if _bad_pvalues(values.to_numpy(dtype=float)):
-                    return f"column `{column}` not finite in [0, 1]"
-        return None
+        return _check_table(result)
     if (
         isinstance(result, np.ndarray)
         and result.dtype.kind == "f"
         and not np.isfinite(result).all()
     ):
         return "returned array holds NaN or inf"
+    return None
+
+
+def _check_table(table: Any) -> str | None:
+    """Why the p-value columns of a pandas table break the protocol, or None."""
+    for column in table.columns:
+        if _is_pvalue(str(column)):
+            values = table[column]
+            if "error" in table.columns:
+                values = values[table["error"].isna()]
+            if _bad_pvalues(values.to_numpy(dtype=float)):
+                return f"column `{column}` not finite in [0, 1]"
     return None
 
 
