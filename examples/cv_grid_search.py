@@ -18,18 +18,21 @@ cv = RepeatedStratifiedKFold(n_splits=10, n_repeats=10, random_state=0)
 search = GridSearchCV(SVC(random_state=0), grid, scoring="roc_auc", cv=cv)
 
 search.fit(X, y)
-table = compare_models(search, X=X, y=y)  # two-sided corrected t-test + Bayesian ROPE probabilities
+result = compare_models(
+    search, X=X, y=y
+)  # two-sided corrected t-test + Bayesian ROPE probabilities
 with pd.option_context("display.width", 160, "display.max_columns", 20):
-    print(table.round(3))
+    print(result.table.round(3))
+print("some pair differs at 0.05:", result.decision(alpha=0.05), f"(p = {result.pvalue:.3g})")
 
 # the example's printed table: one-sided "greater" p-values, Bonferroni, best model first
 print(
-    compare_models(search, X=X, y=y, alternative="greater")[
-        ["model_a", "model_b", "t", "p_adjusted"]
-    ].round(3)
+    compare_models(search, X=X, y=y, alternative="greater")
+    .table[["model_a", "model_b", "t", "p_adjusted"]]
+    .round(3)
 )
 
-names, scores = scores_from_cv_results(search.cv_results_)
-post = bayesian_ttest(scores[0], scores[1], n_train=90, n_test=10, rope=0.01)
+best = scores_from_cv_results(search.cv_results_)  # candidates best first
+post = bayesian_ttest(best.scores[0], best.scores[1], n_train=90, n_test=10, rope=0.01)
 print(post, post.decision(threshold=0.95))
 print(post.credible_intervals([0.5, 0.75, 0.95]))

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import json
 import math
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from modelcompare import closeness_test, two_sample_closeness_test
+from modelcompare import (
+    ClosenessTestResult,
+    ClosenessThresholdResult,
+    closeness_test,
+    two_sample_closeness_test,
+)
+from modelcompare._foundation.results import TestResult, ThresholdResult
 from modelcompare.categorical import l2_statistic, l2_statistic_variance
 
 
@@ -123,7 +131,12 @@ def test_asymptotic_pvalue_matches_threshold():
     n = np.array([60, 20, 20])
     res = closeness_test(p, n, epsilon=0.1, mode="asymptotic")
     assert 0 < res.pvalue < 1
-    assert res.decision() == (res.pvalue <= 0.05) == (res.statistic > res.threshold)
+    assert res.decision() == (res.pvalue <= 0.05) == (res.statistic > res.critical_value(0.05))
+    for alpha in (0.01, 0.2, 0.5, 0.9):  # the p-value and the critical value agree at any level
+        assert res.decision(alpha) == (res.statistic > res.critical_value(alpha))
+    var = l2_statistic_variance(p, n / n.sum(), int(n.sum()))
+    z = stats.norm.ppf(0.99)
+    assert res.critical_value(0.01) == pytest.approx(0.05**2 + z * math.sqrt(var), rel=1e-12)
 
 
 def test_asymptotic_degenerate_variance_is_flagged():
@@ -142,7 +155,12 @@ def test_mc_pvalue_and_threshold_agree(rng):
         n = rng.multinomial(60, [0.3, 0.3, 0.2, 0.2])
         res = closeness_test(p, n, mode="mc", n_resamples=199, seed=rng)
         assert 0 < res.pvalue <= 1
-        assert res.decision() == (res.statistic > res.threshold)
+        for alpha in (0.01, 0.05, 0.2):
+            assert res.decision(alpha) == (res.statistic > res.critical_value(alpha))
+    # with B = 19 no p-value reaches 0.01: the critical value is infinite
+    small = closeness_test(p, [30, 10, 10, 10], mode="mc", n_resamples=19, seed=0)
+    assert small.critical_value(0.01) == math.inf
+    assert small.decision(0.01) is False
 
 
 @pytest.mark.parametrize("mode", ["mc", "cantelli", "asymptotic"])
@@ -194,14 +212,27 @@ def test_closeness_validation():
 def test_result_to_dict_and_repr():
     res = closeness_test([0.5, 0.5], [40, 60], seed=0)
     d = res.to_dict()
-    assert list(d)[:4] == ["statistic", "threshold", "alpha", "pvalue"]
+    assert list(d)[:3] == ["statistic", "threshold", "alpha"]
+    assert "pvalue" not in d
     assert "reject" not in d
     assert "delta" not in d
     assert d["epsilon"] == 0.1
     assert d["alpha"] == 0.05
-    assert d["pvalue"] is None
     assert isinstance(d["batch_statistics"], list)
-    assert "ClosenessResult(statistic=" in repr(res)
+    json.dumps(d, allow_nan=False)
+    assert repr(res).startswith("ClosenessThresholdResult(statistic=")
+    mc = closeness_test([0.5, 0.5], [40, 60], mode="mc", n_resamples=99, seed=0)
+    d = mc.to_dict()
+    assert list(d)[:2] == ["statistic", "pvalue"]
+    assert "alpha" not in d
+    assert "threshold" not in d
+    assert d["n_resamples"] == 99
+    assert not any(k.startswith("_") for k in d)
+    json.dumps(d, allow_nan=False)
+    assert repr(mc).startswith("ClosenessTestResult(statistic=")
+    for r in (res, mc):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            r.statistic = 0.0
 
 
 @pytest.mark.parametrize(
@@ -209,25 +240,28 @@ def test_result_to_dict_and_repr():
     [("paper", {}), ("amplified", {}), ("cantelli", {}), ("tv-bound", {})],
 )
 def test_threshold_modes_follow_the_threshold_protocol(mode, kwargs):
-    from modelcompare._foundation.results import ThresholdResult
-
     p = np.full(4, 0.25)
     res = closeness_test(p, [700, 500, 500, 300], mode=mode, alpha=0.05, seed=0, **kwargs)
+    assert type(res) is ClosenessThresholdResult
     assert isinstance(res, ThresholdResult)
-    assert res.pvalue is None
+    assert not isinstance(res, TestResult)
+    assert not hasattr(res, "pvalue")
     assert res.alpha == 0.05
     assert res.decision() is True
-    assert res.decision(0.05) is True  # the level it ran at
-    with pytest.raises(ValueError, match="no p-value"):
-        res.decision(0.01)
-    with pytest.raises(ValueError, match="alpha"):
-        res.decision(1.5)
+    with pytest.raises(TypeError):
+        res.decision(0.01)  # the level was fixed when the test ran
+    assert closeness_test(p, [700, 500, 500, 300], mode=mode, seed=0, **kwargs).alpha == 0.05
 
 
 @pytest.mark.parametrize("mode", ["mc", "asymptotic"])
 def test_pvalue_modes_follow_the_test_protocol(mode):
     p = np.full(4, 0.25)
-    res = closeness_test(p, [62, 50, 50, 38], mode=mode, alpha=0.05, n_resamples=999, seed=1)
+    res = closeness_test(p, [62, 50, 50, 38], mode=mode, n_resamples=999, seed=1)
+    assert type(res) is ClosenessTestResult
+    assert isinstance(res, TestResult)
+    assert not isinstance(res, ThresholdResult)
+    assert not hasattr(res, "alpha")
+    assert not hasattr(res, "threshold")
     assert 0.0 <= res.pvalue <= 1.0
     assert res.decision() == (res.pvalue <= 0.05)
     for a in (0.001, 0.01, 0.1, 0.5):
@@ -235,17 +269,25 @@ def test_pvalue_modes_follow_the_test_protocol(mode):
     assert res.decision(alpha=res.pvalue) is True
     with pytest.raises(ValueError, match="alpha"):
         res.decision(0.0)
+    with pytest.raises(ValueError, match=r"`alpha` = 0\.05 .*decision\(alpha\)"):
+        closeness_test(p, [62, 50, 50, 38], mode=mode, alpha=0.05)
 
 
 def test_two_sample_result_protocol():
     perm = two_sample_closeness_test([60, 40], [45, 55], n_resamples=199, seed=0)
+    assert type(perm) is ClosenessTestResult
     assert 0.0 < perm.pvalue <= 1.0
     assert perm.decision(0.5) == (perm.pvalue <= 0.5)
+    assert perm.decision(0.5) == (perm.statistic > perm.critical_value(0.5))
+    assert (perm.n_reference, perm.n_samples, perm.n_resamples) == (100, 100, 199)
+    with pytest.raises(ValueError, match="permutation"):
+        two_sample_closeness_test([60, 40], [45, 55], alpha=0.1)
     thr = two_sample_closeness_test([60, 40], [45, 55], mode="threshold", alpha=0.1)
-    assert thr.pvalue is None
+    assert type(thr) is ClosenessThresholdResult
+    assert not hasattr(thr, "pvalue")
     assert thr.alpha == 0.1
     assert thr.decision() == (thr.statistic > thr.threshold)
-    with pytest.raises(ValueError, match="no p-value"):
+    with pytest.raises(TypeError):
         thr.decision(0.05)
 
 

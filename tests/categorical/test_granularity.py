@@ -374,3 +374,41 @@ def test_function_reference_runs_through_granularity():
     b = granularity(rule, x, seed=0)
     np.testing.assert_allclose(a.statistics, b.statistics)
     assert len(list(itertools.islice(iter(a.tests), 10))) == 4
+
+
+@pytest.mark.parametrize(
+    ("mode", "two_sample", "kind"),
+    [
+        ("paper", False, "ClosenessThresholdResult"),
+        ("cantelli", False, "ClosenessThresholdResult"),
+        ("tv-bound", False, "ClosenessThresholdResult"),
+        ("mc", False, "ClosenessTestResult"),
+        ("asymptotic", False, "ClosenessTestResult"),
+        ("threshold", True, "ClosenessThresholdResult"),
+        ("permutation", True, "ClosenessTestResult"),
+    ],
+)
+def test_each_level_is_the_kind_its_mode_implies(p6, q4, mode, two_sample, kind):
+    x = q4.sample(3000, seed=1)
+    ref = p6.sample(3000, seed=2) if two_sample else None
+    res = granularity(
+        p6,
+        x,
+        mode=mode,
+        split=True,
+        alpha=0.1,
+        reference_samples=ref,
+        n_resamples=99,
+        seed=0,
+    )
+    assert {type(t).__name__ for t in res.tests} == {kind}
+    if kind == "ClosenessTestResult":
+        # a p-value test stores no level: granularity decides each level at its own alpha
+        assert res.decisions.tolist() == [t.decision(0.1) for t in res.tests]
+        assert res.thresholds.tolist() == [t.critical_value(0.1) for t in res.tests]
+        assert res.pvalues.tolist() == [t.pvalue for t in res.tests]
+    else:
+        assert res.decisions.tolist() == [t.decision() for t in res.tests]
+        assert all(t.alpha == 0.1 for t in res.tests)
+        assert res.thresholds.tolist() == [t.threshold for t in res.tests]
+        assert res.pvalues is None

@@ -10,7 +10,8 @@ import pytest
 
 from modelcompare import (
     CategoricalReference,
-    ClosenessResult,
+    ClosenessTestResult,
+    ClosenessThresholdResult,
     DegenerateDataWarning,
     adaptive_binning,
     closeness_test,
@@ -23,6 +24,7 @@ from modelcompare import (
 from modelcompare.categorical import _closeness, distances, l2_statistic, l2_statistic_variance
 
 MODES = ("paper", "amplified", "cantelli", "asymptotic", "mc", "tv-bound")
+P_VALUE_MODES = ("asymptotic", "mc")
 
 
 def _read_only(a):
@@ -238,11 +240,10 @@ def test_tensors_that_require_grad_are_detached(stairs):
 
 # ---------------------------------------------------------------------- non-finite statistics
 def test_a_result_with_a_non_finite_statistic_is_never_a_decision():
-    res = ClosenessResult(
+    res = ClosenessThresholdResult(
         statistic=float("nan"),
         threshold=0.1,
         alpha=0.05,
-        pvalue=None,
         epsilon=0.1,
         epsilon0=None,
         mode="cantelli",
@@ -255,6 +256,10 @@ def test_a_result_with_a_non_finite_statistic_is_never_a_decision():
         n_bins=2,
     )
     assert res.decision() is False
+    test = ClosenessTestResult(
+        statistic=float("inf"), pvalue=0.0, epsilon0=0.0, mode="mc", tv=0.0, n_samples=10, n_bins=2
+    )
+    assert test.decision(alpha=0.5) is False
 
 
 @pytest.mark.parametrize("mode", [m for m in MODES if m != "tv-bound"])
@@ -268,11 +273,14 @@ def test_non_finite_statistic_is_flagged_degenerate(monkeypatch, mode, value):
     with pytest.warns(DegenerateDataWarning, match="not finite"):
         res = closeness_test([0.5, 0.5], [300, 700], mode=mode, n_resamples=19, seed=0)
     assert res.degenerate
-    assert res.decision() is False
-    assert res.n_batches_rejecting == 0
-    assert res.pvalue in (None, 1.0)
-    if res.pvalue is not None:
+    if mode in P_VALUE_MODES:
+        assert isinstance(res, ClosenessTestResult)
+        assert res.pvalue == 1.0
         assert res.decision(alpha=0.5) is False
+    else:
+        assert isinstance(res, ClosenessThresholdResult)
+        assert res.decision() is False
+        assert res.n_batches_rejecting == 0
 
 
 def test_non_finite_two_sample_statistic_is_flagged_degenerate(monkeypatch):
@@ -281,7 +289,7 @@ def test_non_finite_two_sample_statistic_is_flagged_degenerate(monkeypatch):
         with pytest.warns(DegenerateDataWarning, match="not finite"):
             res = two_sample_closeness_test([50, 30], [20, 60], mode=mode, seed=0)
         assert res.degenerate
-        assert res.decision() is False
+        assert (res.decision(0.5) if mode == "permutation" else res.decision()) is False
 
 
 def test_finite_statistics_stay_undegenerate():
@@ -289,7 +297,7 @@ def test_finite_statistics_stay_undegenerate():
         warnings.simplefilter("error")
         res = closeness_test([0.5, 0.5], [300, 700], mode="mc", n_resamples=99, seed=0)
     assert not res.degenerate
-    assert res.decision()
+    assert res.decision(alpha=0.05)
 
 
 # ---------------------------------------------------------------------- inputs are never written

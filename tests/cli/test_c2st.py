@@ -48,6 +48,27 @@ def test_c2st_json_matches_the_library(runner):
     assert list(payload) == sorted(payload)
 
 
+def _reading_line(stdout: str) -> str:
+    (line,) = [ln for ln in stdout.splitlines() if ln.startswith("reading")]
+    return line
+
+
+def test_c2st_reading_follows_alpha(runner):
+    # p = 0.0016 on the shipped data with the logistic classifier, seed 0
+    base = ["c2st", REF, SAMPLES, "--classifier", "logistic", "--seed", "0"]
+    direct = c2st(np.load(REF), np.load(SAMPLES), classifier="logistic", seed=0)
+    assert 0.001 < direct.pvalue < 0.01
+    plain = _reading_line(runner.invoke(app, base).stdout)
+    assert "chance" not in plain  # no --alpha: no verdict
+    assert "p = " in plain
+    loose = _reading_line(runner.invoke(app, [*base, "--alpha", "0.05"]).stdout)
+    assert "at alpha = 0.05, above chance" in loose
+    strict = _reading_line(runner.invoke(app, [*base, "--alpha", "0.001"]).stdout)
+    assert "at alpha = 0.001, consistent with chance" in strict
+    assert direct.summary(alpha=0.001) in strict
+    assert direct.summary(alpha=None) in plain
+
+
 def test_c2st_table_and_csv_reader(runner):
     res = runner.invoke(
         app, ["c2st", REF, str(EXAMPLES / "samples.csv"), "--classifier", "logistic", "--seed", "3"]

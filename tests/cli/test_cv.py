@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from modelcompare import PairwiseTestResult, compare_models
+from modelcompare import compare_models
 from modelcompare.cli import app
 
 EXAMPLE_CSV = str(Path(__file__).parents[2] / "examples" / "data" / "cv_scores.csv")
@@ -61,15 +61,15 @@ def test_json_matches_python_api(runner):
     assert payload["alternative"] == "two-sided"
     assert payload["rope"] == [-0.02, 0.02]
     assert payload["correction"] == "holm"
-    for pair, row in zip(payload["pairs"], ref.itertuples()):
+    assert len(payload["table"]) == len(ref.table) == 6
+    for pair, row in zip(payload["table"], ref.table.itertuples(), strict=True):
         assert pair["t"] == row.t
         assert pair["p_adjusted"] == row.p_adjusted
         assert pair["prob_rope"] == row.prob_rope
-    assert payload["pvalue"] == ref["p_adjusted"].min()
-    expected = PairwiseTestResult.from_table(ref).to_dict()
-    assert {k: payload[k] for k in ("statistic", "model_a", "model_b", "n_splits")} == {
-        k: expected[k] for k in ("statistic", "model_a", "model_b", "n_splits")
-    }
+    assert payload["pvalue"] == ref.pvalue == ref.table["p_adjusted"].min()
+    expected = ref.to_dict()
+    keys = ("statistic", "model_a", "model_b", "n_splits", "test_train_ratio", "ratio_source")
+    assert {k: payload[k] for k in keys} == {k: expected[k] for k in keys}
     assert "reject" not in payload
 
 
@@ -109,7 +109,7 @@ def test_fail_on_reject(runner):
     assert runner.invoke(app, [*args, "--fail-on-reject"]).exit_code == 1
     payload = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
     ref = compare_models(pd.read_csv(EXAMPLE_CSV, index_col=0), n_train=90, n_test=10)
-    assert payload["reject"] is PairwiseTestResult.from_table(ref).decision(0.05)
+    assert payload["reject"] is ref.decision(0.05) is True
     assert payload["alpha"] == 0.05
     # a level at which nothing is rejected: exit 0 even with --fail-on-reject
     strict = ["cv", EXAMPLE_CSV, "--n-train", "90", "--n-test", "10", "--alpha", "1e-12"]
@@ -175,7 +175,7 @@ def test_npy_score_matrix(runner, tmp_path):
             app, ["cv", EXAMPLE_CSV, "--n-train", "90", "--n-test", "10", "--json"]
         ).stdout
     )
-    assert [p["t"] for p in payload["pairs"]] == [p["t"] for p in ref["pairs"]]
+    assert [p["t"] for p in payload["table"]] == [p["t"] for p in ref["table"]]
     assert payload["models"][0].startswith("model_")
     np.save(tmp_path / "cube.npy", np.zeros((2, 2, 2)))
     out = runner.invoke(app, ["cv", str(tmp_path / "cube.npy"), "--n-train", "9", "--n-test", "1"])

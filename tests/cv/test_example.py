@@ -121,9 +121,9 @@ def test_setup_ranking_and_sizes(example):
     stds = ms.std(axis=1, ddof=0).round(3).tolist()  # scikit-learn's std_test_score is ddof = 0
     assert means == [0.940, 0.930, 0.904, 0.685]
     assert stds == [0.079, 0.078, 0.099, 0.169]
-    names, scores = scores_from_cv_results(example["search"].cv_results_)
-    assert names == list(ms.index)
-    np.testing.assert_array_equal(scores, ms.to_numpy())
+    extracted = scores_from_cv_results(example["search"].cv_results_)
+    assert extracted.names == list(ms.index)
+    np.testing.assert_array_equal(extracted.scores, ms.to_numpy())
     assert (example["n_train"], example["n_test"]) == (90, 10)
     sizes = split_sizes(example["cv"], example["X"], example["y"])
     assert (sizes.first_n_train, sizes.first_n_test, sizes.n_splits) == (90, 10, 100)
@@ -224,7 +224,8 @@ def test_bayesian_matches_baycomp(example):
 
 
 # --- all pairs ---------------------------------------------------------------------------------
-def _check_table(table, example):
+def _check_table(result, example):
+    table = result.table
     ref = _reference_pairwise(example["model_scores"], example["n_train"], example["n_test"])
     assert len(table) == 6
     for row, pub, rf in zip(table.itertuples(), PUBLISHED_TABLE, ref):
@@ -244,10 +245,10 @@ def _check_table(table, example):
 
 
 def test_pairwise_from_search_with_X(example):
-    table = compare_models(example["search"], X=example["X"], y=example["y"], alternative="greater")
-    _check_table(table, example)
-    assert table.attrs["ratio_source"] == "mean over the search's splits"
-    assert list(table.columns[:10]) == [
+    res = compare_models(example["search"], X=example["X"], y=example["y"], alternative="greater")
+    _check_table(res, example)
+    assert res.ratio_source == "mean over the search's splits"
+    assert list(res.table.columns[:10]) == [
         "model_a",
         "model_b",
         "mean_difference",
@@ -278,11 +279,12 @@ def test_pairwise_other_inputs_agree(example):
 
 def test_pairwise_default_two_sided_and_holm(example):
     ms = example["model_scores"]
-    greater = compare_models(ms, n_train=90, n_test=10, alternative="greater")
-    two = compare_models(ms, n_train=90, n_test=10)
-    assert two.attrs["alternative"] == "two-sided"
+    greater = compare_models(ms, n_train=90, n_test=10, alternative="greater").table
+    res = compare_models(ms, n_train=90, n_test=10)
+    assert res.alternative == "two-sided"
+    two = res.table
     np.testing.assert_allclose(two["p"], 2 * greater["p"], rtol=1e-12)
-    holm = compare_models(ms, n_train=90, n_test=10, correction="holm")
+    holm = compare_models(ms, n_train=90, n_test=10, correction="holm").table
     p = two["p"].to_numpy()
     order = np.argsort(p)
     expected = np.empty(6)
@@ -309,7 +311,7 @@ def test_cross_validate_dicts_end_to_end(example):
         k: cross_validate(SVC(kernel=k, random_state=0), X, y, cv=cv, scoring="roc_auc")
         for k in ("rbf", "linear")
     }
-    table = compare_models(res, n_train=80, n_test=20)
+    table = compare_models(res, n_train=80, n_test=20).table
     direct = corrected_ttest(
         res["rbf"]["test_score"], res["linear"]["test_score"], n_train=80, n_test=20
     )
@@ -339,7 +341,7 @@ def test_cli_reproduces_the_example_table(example):
     payload = json.loads(out.stdout)
     assert payload["models"] == ["rbf", "linear", "3_poly", "2_poly"]
     ref = _reference_pairwise(example["model_scores"], 90, 10)
-    for pair, rf in zip(payload["pairs"], ref):
+    for pair, rf in zip(payload["table"], ref):
         assert (pair["model_a"], pair["model_b"]) == rf[:2]
         _close(pair["t"], rf[2])
         _close(pair["p_adjusted"], rf[3])

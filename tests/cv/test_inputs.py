@@ -33,15 +33,17 @@ def test_randomized_search_and_n_samples(reg_data):
         random_state=0,
         scoring="neg_mean_squared_error",
     ).fit(X, y)
-    table = compare_models(search, n_samples=60)  # KFold needs only the row count
-    assert table.attrs["test_train_ratio"] == pytest.approx(12 / 48)
-    names, scores = scores_from_cv_results(search.cv_results_)
+    res = compare_models(search, n_samples=60)  # KFold needs only the row count
+    assert res.test_train_ratio == pytest.approx(12 / 48)
+    table = res.table
+    extracted = scores_from_cv_results(search.cv_results_)
+    names, scores = extracted.names, extracted.scores
     assert table.iloc[0].model_a == names[0]  # best first by rank_test_score
     direct = corrected_ttest(scores[0], scores[1], n_train=48, n_test=12)
     assert table.iloc[0].t == pytest.approx(direct.statistic, rel=1e-12)
     assert table.iloc[0].p == pytest.approx(direct.pvalue, rel=1e-12)
     # neg_* scorers are already greater-is-better: the best model has the largest mean
-    means = table.attrs["mean_scores"]
+    means = res.mean_scores
     assert list(means.values()) == sorted(means.values(), reverse=True)
 
 
@@ -58,8 +60,8 @@ def test_multi_metric_search_needs_scoring():
         compare_models(search, n_train=45, n_test=15)
     with pytest.raises(ValueError, match="'f1' is not in the search results"):
         compare_models(search, n_train=45, n_test=15, scoring="f1")
-    auc = compare_models(search, X=X, y=y, scoring="roc_auc")
-    acc = compare_models(search, X=X, y=y, scoring="accuracy")
+    auc = compare_models(search, X=X, y=y, scoring="roc_auc").table
+    acc = compare_models(search, X=X, y=y, scoring="accuracy").table
     assert auc.iloc[0].t != acc.iloc[0].t
     assert set(auc.model_a) | set(auc.model_b) == {"0.01", "1.0"}
 
@@ -72,8 +74,8 @@ def test_group_splitter_and_mismatched_data(reg_data):
     )
     with pytest.raises(ValueError, match="groups"):
         compare_models(search, X=X, y=y)  # GroupKFold needs the groups
-    table = compare_models(search, X=X, y=y, groups=groups)
-    assert table.attrs["test_train_ratio"] == pytest.approx(20 / 40)
+    res = compare_models(search, X=X, y=y, groups=groups)
+    assert res.test_train_ratio == pytest.approx(20 / 40)
     with pytest.raises(ValueError, match="splits"):
         compare_models(search, X=X, y=y, groups=np.repeat(np.arange(2), 30))
 
@@ -85,9 +87,10 @@ def test_unfitted_search_and_explicit_sizes_win(reg_data):
         compare_models(search, X=X)
     search.fit(X, y)
     given = compare_models(search, n_train=40, n_test=20, X=X)
-    assert given.attrs["ratio_source"] == "given n_train/n_test"
+    assert given.ratio_source == "given n_train/n_test"
     ratio = compare_models(search, test_train_ratio=0.5)
-    assert ratio.iloc[0].t == pytest.approx(given.iloc[0].t, rel=1e-14)
+    assert ratio.ratio_source == "given test_train_ratio"
+    assert ratio.table.iloc[0].t == pytest.approx(given.table.iloc[0].t, rel=1e-14)
 
 
 def test_default_cv_of_a_classifier_search_needs_y():
@@ -95,5 +98,5 @@ def test_default_cv_of_a_classifier_search_needs_y():
     search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}).fit(X, y)  # cv=None: 5-fold
     with pytest.raises(ValueError, match="pass `y` too"):
         compare_models(search, X=X)
-    table = compare_models(search, X=X, y=y)
-    assert table.attrs["test_train_ratio"] == pytest.approx(10 / 40)
+    res = compare_models(search, X=X, y=y)
+    assert res.test_train_ratio == pytest.approx(10 / 40)

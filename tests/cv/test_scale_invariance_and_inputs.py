@@ -40,8 +40,10 @@ def test_bayesian_and_pairwise_tables_are_scale_invariant(factor):
     ref = bayesian_ttest(A, B, n_train=90, n_test=10, rope=None)
     res = bayesian_ttest(A * factor, B * factor, n_train=90, n_test=10, rope=None)
     assert res.prob_a_better == pytest.approx(ref.prob_a_better, rel=1e-10)
-    table = compare_models({"a": A * factor, "b": B * factor}, n_train=90, n_test=10, rope=None)
-    plain = compare_models({"a": A, "b": B}, n_train=90, n_test=10, rope=None)
+    table = compare_models(
+        {"a": A * factor, "b": B * factor}, n_train=90, n_test=10, rope=None
+    ).table
+    plain = compare_models({"a": A, "b": B}, n_train=90, n_test=10, rope=None).table
     assert table["t"].iloc[0] == pytest.approx(plain["t"].iloc[0], rel=1e-12)
     assert table["p"].iloc[0] == pytest.approx(plain["p"].iloc[0], rel=1e-10)
 
@@ -95,7 +97,7 @@ def test_greater_is_better_must_be_a_real_bool(flag):
 
 def test_numpy_bools_are_accepted_as_flags():
     res = compare_models({"a": A, "b": B}, n_train=9, n_test=1, greater_is_better=np.True_)
-    assert res.attrs["greater_is_better"] is True
+    assert res.greater_is_better is True
 
 
 def test_mixed_type_names_and_labels_are_strings():
@@ -103,7 +105,7 @@ def test_mixed_type_names_and_labels_are_strings():
     res = wilcoxon_holm(frame)
     assert res.names == ("a", "1", "2.5")
     assert all(isinstance(name, str) for clique in res.cliques(alpha=0.05) for name in clique)
-    table = compare_models({"a": A, 1: B}, n_train=9, n_test=1)
+    table = compare_models({"a": A, 1: B}, n_train=9, n_test=1).table
     assert set(table["model_a"]) | set(table["model_b"]) == {"a", "1"}
     with pytest.raises(ValueError, match="unique"):
         friedman_test(np.c_[A, B, A], names=["1", 1, 2])

@@ -15,7 +15,6 @@ from modelcompare import (
     CorrectedTTestResult,
     DegenerateDataWarning,
     ModelCompareWarning,
-    PairwiseTestResult,
     adjust_pvalues,
     bayesian_ttest,
     compare_models,
@@ -221,7 +220,7 @@ def test_constant_nonzero_difference_is_a_flagged_certain_rejection():
     assert res.confidence_interval() == pytest.approx((0.01, 0.01))
     assert res.to_dict()["statistic"] == math.inf  # kept as a float, never NaN
     with pytest.warns(DegenerateDataWarning):
-        table = compare_models({"a": a, "b": a - 0.01}, n_train=90, n_test=10)
+        table = compare_models({"a": a, "b": a - 0.01}, n_train=90, n_test=10).table
     assert table["degenerate"].iloc[0]
     assert (table["t"].iloc[0], table["p"].iloc[0]) == (math.inf, 0.0)
 
@@ -232,9 +231,9 @@ def test_compare_models_corrections_and_the_familywise_pvalue(correction):
     scores = {
         m: mu + 0.02 * rng.standard_normal(30) for m, mu in zip("abcd", (0.9, 0.89, 0.88, 0.85))
     }
-    table = compare_models(scores, n_train=90, n_test=10, correction=correction)
+    res = compare_models(scores, n_train=90, n_test=10, correction=correction)
+    table = res.table
     np.testing.assert_array_equal(table["p_adjusted"], adjust_pvalues(table["p"], correction))
-    res = PairwiseTestResult.from_table(table)
     # the overall p-value is Holm's, min(1, K · min p), whatever the per-pair correction
     assert res.pvalue == min(1.0, 6 * table["p"].min())
     assert res.correction == correction
@@ -245,7 +244,7 @@ def test_compare_models_corrections_and_the_familywise_pvalue(correction):
 def test_degenerate_pairs_in_table():
     tab = {"a": [0.8, 0.9, 0.7], "b": [0.8, 0.9, 0.7], "c": [0.5, 0.6, 0.55]}
     with pytest.warns(DegenerateDataWarning, match="a vs b"):
-        out = compare_models(tab, n_train=20, n_test=10)
+        out = compare_models(tab, n_train=20, n_test=10).table
     row = out[(out.model_a == "a") & (out.model_b == "b")].iloc[0]
     assert row.degenerate
     assert row.t == 0.0
@@ -317,7 +316,7 @@ def test_nan_scores_from_failed_fits(scores):
     table = {"good": b, "broken": a, "other": b + 0.01 * np.sin(np.arange(20))}
     with pytest.raises(ValueError, match="'broken' split 3"):
         compare_models(table, n_train=45, n_test=5)
-    out = compare_models(table, n_train=45, n_test=5, nan_policy="omit")
+    out = compare_models(table, n_train=45, n_test=5, nan_policy="omit").table
     assert set(out["n_splits"]) == {18, 20}
 
 
@@ -362,13 +361,15 @@ def test_compare_models_losses_and_order():
         "big": 1.0 + 0.05 * rng.standard_normal(30),
         "small": 0.8 + 0.05 * rng.standard_normal(30),
     }
-    out = compare_models(loss, n_train=27, n_test=3, greater_is_better=False)
-    row = out.iloc[0]
+    res = compare_models(loss, n_train=27, n_test=3, greater_is_better=False)
+    assert res.greater_is_better is False
+    assert res.mean_scores["small"] < res.mean_scores["big"]  # losses stay losses
+    row = res.table.iloc[0]
     assert (row.model_a, row.model_b) == ("small", "big")  # best (smallest loss) first
     assert row.t > 0
     assert row.mean_difference > 0
     assert row.prob_a_better > 0.9
-    given = compare_models(loss, n_train=27, n_test=3, greater_is_better=False, order="given")
+    given = compare_models(loss, n_train=27, n_test=3, greater_is_better=False, order="given").table
     assert given.iloc[0].model_a == "big"
     assert given.iloc[0].t == pytest.approx(-row.t)
     with pytest.raises(ValueError, match="same splits"):
@@ -384,28 +385,9 @@ def test_compare_models_losses_and_order():
 def test_compare_models_lists_and_tensors():
     torch = pytest.importorskip("torch")
     rows = [[0.80, 0.82, 0.79, 0.85], [0.78, 0.80, 0.80, 0.82], [0.70, 0.71, 0.69, 0.72]]
-    ref = compare_models(np.array(rows), n_train=30, n_test=10)
+    ref = compare_models(np.array(rows), n_train=30, n_test=10).table
     for table in (rows, torch.tensor(rows, dtype=torch.float64)):
-        out = compare_models(table, n_train=30, n_test=10)
+        out = compare_models(table, n_train=30, n_test=10).table
         assert list(out["model_a"]) == list(ref["model_a"])
         np.testing.assert_array_equal(out["t"], ref["t"])
     assert set(ref["model_a"]) | set(ref["model_b"]) == {"model_0", "model_1", "model_2"}
-
-
-def test_pairwise_test_result_from_table():
-    rng = np.random.default_rng(4)
-    scores = {m: mu + 0.02 * rng.standard_normal(20) for m, mu in [("a", 0.9), ("b", 0.89)]}
-    scores["c"] = scores["a"] - 0.05 + 0.01 * rng.standard_normal(20)
-    table = compare_models(scores, n_train=45, n_test=5, correction="holm")
-    res = PairwiseTestResult.from_table(table)
-    assert isinstance(res, TestResult)
-    best = int(np.argmin(table["p"]))
-    assert res.pvalue == table["p_adjusted"].min() == min(1.0, 3 * table["p"].min())
-    assert res.statistic == table["t"].iloc[best]
-    assert (res.model_a, res.model_b) == tuple(table[["model_a", "model_b"]].iloc[best])
-    assert res.correction == "holm"
-    assert res.n_splits == 20
-    assert res.decision(0.05) is bool(res.pvalue <= 0.05)
-    assert len(res.to_dict()["pairs"]) == 3
-    with pytest.raises(ValueError, match="compare_models"):
-        PairwiseTestResult.from_table(table.copy().drop(columns=["p_adjusted"]))

@@ -699,7 +699,11 @@ def _categorical() -> list[Entry]:
                 "variance_bound": _opts(("bogus", "bogus", True), ("nan", math.nan, True)),
                 "seed": SEED,
             },
-            contexts={"n_resamples": {"mode": "mc"}, "variance_bound": {"mode": "cantelli"}},
+            contexts={
+                "n_resamples": {"mode": "mc"},
+                "variance_bound": {"mode": "cantelli"},
+                "alpha": {"mode": "cantelli"},  # a p-value mode takes no level
+            },
             extras=(
                 (
                     "length_mismatch",
@@ -725,6 +729,7 @@ def _categorical() -> list[Entry]:
                 "n_resamples": SIZE,
                 "seed": SEED,
             },
+            contexts={"alpha": {"mode": "threshold"}},  # permutation takes no level
             extras=(
                 (
                     "length_mismatch",

@@ -136,6 +136,11 @@ def _check_result(result: Any, case: Case) -> str | None:
                     return f"degenerate with pvalue {fields['pvalue']} (expected 1.0)"
         if case.degenerate and degenerate is not True:
             return f"expected degenerate=True, got {degenerate!r}"
+        table = fields.get("table")
+        if hasattr(table, "columns") and hasattr(table, "to_numpy"):  # a collection's table
+            problem = _check_table(table)
+            if problem is not None:
+                return problem
         if isinstance(result, Result):
             try:
                 json.dumps(result.to_dict())
@@ -145,20 +150,25 @@ def _check_result(result: Any, case: Case) -> str | None:
     if case.degenerate:
         return f"expected a degenerate result, got {type(result).__name__}"
     if hasattr(result, "columns") and hasattr(result, "to_numpy"):  # a pandas table
-        for column in result.columns:
-            if _is_pvalue(str(column)):
-                values = result[column]
-                if "error" in result.columns:
-                    values = values[result["error"].isna()]
-                if _bad_pvalues(values.to_numpy(dtype=float)):
-                    return f"column `{column}` not finite in [0, 1]"
-        return None
+        return _check_table(result)
     if (
         isinstance(result, np.ndarray)
         and result.dtype.kind == "f"
         and not np.isfinite(result).all()
     ):
         return "returned array holds NaN or inf"
+    return None
+
+
+def _check_table(table: Any) -> str | None:
+    """Why the p-value columns of a pandas table break the protocol, or None."""
+    for column in table.columns:
+        if _is_pvalue(str(column)):
+            values = table[column]
+            if "error" in table.columns:
+                values = values[table["error"].isna()]
+            if _bad_pvalues(values.to_numpy(dtype=float)):
+                return f"column `{column}` not finite in [0, 1]"
     return None
 
 

@@ -24,7 +24,7 @@ def test_reference_page_example_logistic_near_half():
     assert res.fold_accuracy.shape == (5,)
     assert res.accuracy == pytest.approx(res.fold_accuracy.mean())
     assert 0.0 < res.pvalue <= 1.0
-    assert "accuracy" in res.reading
+    assert "accuracy" in res.summary()
 
 
 def test_mean_shift_is_detected_with_bayes_accuracy():

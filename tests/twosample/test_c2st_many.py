@@ -178,7 +178,7 @@ def test_mlp_hidden_groups_and_max_epochs_warning(rng, fake_engine):
     assert [c[:2] for c in fake_engine.calls] == [(5, (8,)), (5, (8,))]
     assert all(r.hidden == (8,) for r in many)
     assert any(r.hit_max_epochs for r in many)
-    assert "not comparable" in many[0].reading
+    assert "not comparable" in many[0].summary()
 
 
 def test_mlp_n_jobs_and_group_size(rng, fake_engine):

@@ -1,12 +1,16 @@
-"""The result protocol: frozen dataclasses with ``to_dict`` and a short repr, in four kinds.
+"""The result protocol: frozen dataclasses with ``to_dict`` and a short repr, in these kinds.
 
 - :class:`TestResult`: a test with a p-value (``statistic``, ``pvalue``, ``decision(alpha)``);
 - :class:`ThresholdResult`: a test that decides at a level fixed before it ran (``statistic``,
   ``threshold``, ``alpha``, ``decision()``);
 - :class:`ScoreResult`: a score (``value``);
-- :class:`CheckResult`: a pass/fail check (``passed``, ``statistic``, ``tolerance``).
+- :class:`CheckResult`: a pass/fail check (``passed``, ``statistic``, ``tolerance``);
+- :class:`BayesianComparisonResult`: posterior probabilities of three regions
+  (``prob_a_better``, ``prob_rope``, ``prob_a_worse``, ``decision(threshold)``);
+- :class:`CollectionResult`: many results at once, in a ``table`` that ``print`` shows;
+  :class:`CollectionTestResult` adds a family-wise ``pvalue`` and ``decision(alpha)``.
 
-Fitted parameters and collections of many results share the :class:`Result` base alone.
+Fitted parameters share the :class:`Result` base alone.
 """
 
 from __future__ import annotations
@@ -17,8 +21,13 @@ from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import numpy as np
 
+from modelcompare._foundation.validation import check_fraction
+
 __all__ = [
+    "BayesianComparisonResult",
     "CheckResult",
+    "CollectionResult",
+    "CollectionTestResult",
     "ConfidenceInterval",
     "Result",
     "ScoreResult",
@@ -175,3 +184,67 @@ class CheckResult(Result):
     """A pass/fail check of an object against a tolerance (``passed``, ``statistic``, ``tolerance``)."""
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("passed", "statistic", "tolerance")
+
+
+class BayesianComparisonResult(Result):
+    """The Bayesian comparison kind: posterior probabilities of three regions, no p-value.
+
+    Subclasses declare ``prob_a_better``, ``prob_rope`` and ``prob_a_worse`` as their first fields:
+    the posterior probabilities that model a is practically better than b, practically equivalent
+    (within the region of practical equivalence, the ROPE), or practically worse.
+    """
+
+    _repr_fields: ClassVar[tuple[str, ...]] = ("prob_a_better", "prob_rope", "prob_a_worse")
+
+    def decision(self, threshold: float = 0.95) -> str:
+        """Benavoli et al.'s reading of the three posterior probabilities.
+
+        Parameters
+        ----------
+        threshold : float
+            A region is declared when its posterior probability exceeds ``threshold`` (in (0, 1)).
+
+        Returns
+        -------
+        str
+            ``"a_better"``, ``"a_worse"`` or ``"rope"`` (practically equivalent) for the first
+            region, in that order, whose probability exceeds ``threshold``; ``"undecided"`` when
+            none does.
+        """
+        threshold = check_fraction(threshold, "threshold")
+        if self.prob_a_better > threshold:  # type: ignore[attr-defined]
+            return "a_better"
+        if self.prob_a_worse > threshold:  # type: ignore[attr-defined]
+            return "a_worse"
+        if self.prob_rope > threshold:  # type: ignore[attr-defined]
+            return "rope"
+        return "undecided"
+
+
+class CollectionResult(Result):
+    """Many results at once, with a ``table``: a pandas DataFrame, one row per item.
+
+    Subclasses declare ``table``. The repr stays short (the class name and a few scalar fields);
+    ``str(result)``, and so ``print(result)``, shows that line followed by the whole table.
+    ``to_dict()`` turns the table into a list of row records.
+    """
+
+    def __str__(self) -> str:
+        table = self.table  # type: ignore[attr-defined]
+        shown = table.to_string(index=False) if hasattr(table, "to_string") else str(table)
+        return f"{Result.__repr__(self)}\n{shown}"
+
+
+class CollectionTestResult(CollectionResult):
+    """A collection with a family-wise test: ``table``, ``pvalue`` and ``decision(alpha)``.
+
+    Subclasses declare ``pvalue``, the overall p-value of "no item differs" (for a family
+    corrected by Holm or Bonferroni, the smallest adjusted p-value), and ``table``. As for a
+    :class:`TestResult`, the result stores no level and no decision.
+    """
+
+    _repr_fields: ClassVar[tuple[str, ...]] = ("pvalue",)
+
+    def decision(self, alpha: float = 0.05) -> bool:
+        """Return True when the family-wise H0 is rejected at ``alpha``: ``pvalue <= alpha``."""
+        return bool(self.pvalue <= check_alpha(alpha))  # type: ignore[attr-defined]

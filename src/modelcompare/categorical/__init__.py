@@ -7,7 +7,8 @@ granularity at which it still matches.
 
 from modelcompare.categorical._binning import Binning, adaptive_binning, random_binning
 from modelcompare.categorical._closeness import (
-    ClosenessResult,
+    ClosenessTestResult,
+    ClosenessThresholdResult,
     closeness_test,
     l2_statistic,
     l2_statistic_variance,
@@ -25,7 +26,8 @@ from modelcompare.categorical._stairs import (
 __all__ = [
     "Binning",
     "CategoricalReference",
-    "ClosenessResult",
+    "ClosenessTestResult",
+    "ClosenessThresholdResult",
     "GranularityResult",
     "adaptive_binning",
     "closeness_test",

@@ -21,13 +21,20 @@ from scipy import stats
 from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.pvalues import monte_carlo_pvalue
 from modelcompare._foundation.resources import check_memory, estimate_array_bytes
-from modelcompare._foundation.results import ThresholdResult, check_alpha, result_class
+from modelcompare._foundation.results import (
+    TestResult,
+    ThresholdResult,
+    check_alpha,
+    result_class,
+)
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import check_choice, check_int, check_positive
 from modelcompare.categorical._space import check_counts, check_probabilities
 
 __all__ = [
-    "ClosenessResult",
+    "P_VALUE_MODES",
+    "ClosenessTestResult",
+    "ClosenessThresholdResult",
     "closeness_test",
     "l2_statistic",
     "l2_statistic_variance",
@@ -36,16 +43,17 @@ __all__ = [
 
 MODES = ("paper", "amplified", "cantelli", "asymptotic", "mc", "tv-bound")
 TWO_SAMPLE_MODES = ("permutation", "threshold")
-_BATCH_MODES = ("paper", "amplified")
+P_VALUE_MODES = ("asymptotic", "mc", "permutation")
 
 
 @result_class
-class ClosenessResult(ThresholdResult):
-    """Result of an ℓ2 closeness test on binned counts.
+class ClosenessThresholdResult(ThresholdResult):
+    """Result of an ℓ2 closeness test in a threshold mode: a threshold test at a level fixed in advance.
 
-    A threshold test: it decides at the level ``alpha`` fixed when it ran. The modes with a p-value
-    (``"mc"``, ``"asymptotic"`` and the two-sample ``"permutation"``) follow the test protocol as
-    well: ``decision(alpha)`` then compares the p-value with any level.
+    Returned by :func:`closeness_test` in the modes ``"paper"``, ``"amplified"``,
+    ``"cantelli"`` and ``"tv-bound"``, and by :func:`two_sample_closeness_test` with
+    ``mode="threshold"``. There is no p-value: :meth:`decision` takes no level and decides at the
+    ``alpha`` the test ran at.
 
     Attributes
     ----------
@@ -53,19 +61,15 @@ class ClosenessResult(ThresholdResult):
         T over all samples (known p) or the normalised CDVV statistic Z (two-sample); both estimate
         ‖q^B − p^B‖²₂. For ``mode="tv-bound"`` the binned empirical TV.
     threshold : float
-        The critical value at level ``alpha``: a batch (batch modes) or the test rejects iff the
-        statistic exceeds it. In the ``"mc"`` and ``"permutation"`` modes, the smallest t such that
-        every statistic above t has a p-value ≤ ``alpha``.
+        The critical value at level ``alpha``: a batch (batch modes) or the test rejects iff its
+        statistic exceeds it.
     alpha : float
-        The level fixed before the test ran.
-    pvalue : float or None
-        In [0, 1] in the ``"mc"``, ``"asymptotic"`` and two-sample ``"permutation"`` modes; None in
-        the other (threshold-only) modes.
+        The level fixed before the test ran (it sets the threshold, and the number of batches in
+        the batch modes; the two-sample ``"threshold"`` rule records it only).
     epsilon : float
         Tolerance, a bound on the ℓ2 *norm* ‖q^B − p^B‖₂.
     epsilon0 : float or None
-        Null radius of the calibrated modes (H0: ‖q^B − p^B‖₂ ≤ ε₀); 0 for ``"mc"`` and
-        ``"permutation"``, None for the heuristic modes.
+        Null radius of ``"cantelli"`` (H0: ‖q^B − p^B‖₂ ≤ ε₀); None for the heuristic modes.
     mode : str
         The decision rule (see :func:`closeness_test`).
     n_batches, batch_size : int
@@ -73,8 +77,7 @@ class ClosenessResult(ThresholdResult):
     batch_statistics : numpy.ndarray
         T of each batch (batch modes); the statistic alone otherwise.
     n_batches_rejecting : int
-        How many batches exceeded the threshold (0 or 1 outside the batch modes: the decision at
-        ``alpha``).
+        How many batches exceeded the threshold (0 or 1 outside the batch modes).
     tv : float
         Binned empirical TV, ½ Σ |p^B − q̂^B|.
     n_samples, n_bins : int
@@ -82,26 +85,21 @@ class ClosenessResult(ThresholdResult):
     n_reference : int or None
         Size of the reference sample (two-sample tests).
     degenerate : bool
-        True when a plug-in variance was 0 (``"asymptotic"``: the decision is then T > ε₀², with
-        p-value 0 or 1), or when the statistic is not finite: then no decision is made
-        (``decision()`` is False, the p-value 1) and a ``DegenerateDataWarning`` says so.
+        True when the statistic is not finite: then no decision is made (``decision()`` is
+        False) and a ``DegenerateDataWarning`` says so.
     seed_used : int or None
         The seed that reproduces the run.
 
     Examples
     --------
     >>> res = closeness_test([0.5, 0.5], [480, 520], epsilon=0.1, seed=0)
-    >>> res.decision(), res.pvalue is None
-    (False, True)
-    >>> mc = closeness_test([0.5, 0.5], [430, 570], mode="mc", n_resamples=199, seed=0)
-    >>> mc.decision(), mc.decision(alpha=0.001)
-    (True, False)
+    >>> type(res).__name__, res.n_batches, res.decision()
+    ('ClosenessThresholdResult', 4, False)
     """
 
     statistic: float
     threshold: float
     alpha: float
-    pvalue: float | None
     epsilon: float
     epsilon0: float | None
     mode: str
@@ -116,7 +114,7 @@ class ClosenessResult(ThresholdResult):
     degenerate: bool = False
     seed_used: int | None = None
 
-    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "threshold", "alpha", "pvalue", "mode")
+    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "threshold", "alpha", "mode")
 
     @property
     def _undecidable(self) -> bool:
@@ -125,45 +123,121 @@ class ClosenessResult(ThresholdResult):
             math.isfinite(self.statistic) and bool(np.isfinite(self.batch_statistics).all())
         )
 
-    def decision(self, alpha: float | None = None) -> bool:
-        """Return True when H0 (q^B is close to p^B) is rejected.
+    def decision(self) -> bool:
+        """Return True when H0 (q^B is close to p^B) is rejected at the level the test ran at.
 
-        Parameters
-        ----------
-        alpha : float, optional
-            The level. Default: the level ``alpha`` the test ran at. A different level needs a
-            p-value: in the threshold-only modes it raises a ``ValueError``.
-
-        Returns
-        -------
-        bool
-            False when the statistic is not finite (``degenerate``). With a p-value:
-            ``pvalue <= alpha``. In the batch modes (``"paper"``,
-            ``"amplified"``): strictly more than half of the batches have a statistic above
-            ``threshold``. Otherwise: ``statistic > threshold``.
+        One rule for every threshold mode: strictly more than half of the batches have a
+        statistic above ``threshold`` (outside the batch modes there is one batch, so this is
+        ``statistic > threshold``). False when the statistic is not finite (``degenerate``).
 
         Examples
         --------
-        >>> res = closeness_test([0.5, 0.5], [300, 700], mode="cantelli")
-        >>> res.decision()
+        >>> closeness_test([0.5, 0.5], [300, 700], mode="cantelli").decision()
         True
         """
-        if alpha is not None:
-            alpha = check_alpha(alpha)
         if self._undecidable:
             return False
-        if self.pvalue is not None:
-            return bool(self.pvalue <= (self.alpha if alpha is None else alpha))
-        if alpha is not None and alpha != self.alpha:
-            msg = (
-                f"mode {self.mode!r} has no p-value: it decides only at the level it ran at "
-                f"(alpha={self.alpha}); got alpha={alpha}. Run the test again with alpha={alpha}, "
-                "or use a mode with a p-value ('mc', 'asymptotic', 'permutation')."
-            )
-            raise ValueError(msg)
-        if self.mode in _BATCH_MODES:
-            return bool(self.n_batches_rejecting > self.n_batches / 2)
-        return bool(self.statistic > self.threshold)
+        return bool(self.n_batches_rejecting > self.n_batches / 2)
+
+
+@result_class
+class ClosenessTestResult(TestResult):
+    """Result of an ℓ2 closeness test in a p-value mode: a test with a p-value.
+
+    Returned by :func:`closeness_test` in the modes ``"mc"`` and ``"asymptotic"`` and by
+    :func:`two_sample_closeness_test` with ``mode="permutation"``. It stores no level:
+    ``decision(alpha)`` rejects iff ``pvalue <= alpha``, at any level, and
+    :meth:`critical_value` gives the threshold on the statistic that this decision amounts to.
+
+    Attributes
+    ----------
+    statistic : float
+        T over all samples (known p) or the normalised CDVV statistic Z (two-sample); both estimate
+        ‖q^B − p^B‖²₂.
+    pvalue : float
+        In [0, 1]: (1 + #{T_b ≥ T})/(1 + B) in ``"mc"`` and ``"permutation"``, the normal tail
+        1 − Φ((T − ε₀²)/√V̂) in ``"asymptotic"``; 1 when the statistic is not finite.
+    epsilon0 : float
+        Null radius (H0: ‖q^B − p^B‖₂ ≤ ε₀): 0 for ``"mc"`` and ``"permutation"``.
+    mode : str
+        ``"mc"``, ``"asymptotic"`` or ``"permutation"``.
+    tv : float
+        Binned empirical TV, ½ Σ |p^B − q̂^B|.
+    n_samples, n_bins : int
+        m and k.
+    n_resamples : int or None
+        B, the Monte Carlo draws or permutations (None for ``"asymptotic"``).
+    n_reference : int or None
+        Size of the reference sample (two-sample tests).
+    degenerate : bool
+        True when the plug-in variance of ``"asymptotic"`` is 0 (the p-value is then 0 or 1,
+        from T > ε₀²), or when the statistic is not finite (p-value 1, and a
+        ``DegenerateDataWarning``).
+    seed_used : int or None
+        The seed that reproduces the run.
+
+    Examples
+    --------
+    >>> mc = closeness_test([0.5, 0.5], [430, 570], mode="mc", n_resamples=199, seed=0)
+    >>> type(mc).__name__, mc.decision(alpha=0.05), mc.decision(alpha=0.001)
+    ('ClosenessTestResult', True, False)
+    """
+
+    statistic: float
+    pvalue: float
+    epsilon0: float
+    mode: str
+    tv: float
+    n_samples: int
+    n_bins: int
+    n_resamples: int | None = None
+    n_reference: int | None = None
+    degenerate: bool = False
+    seed_used: int | None = None
+    _null: np.ndarray | None = dataclasses.field(default=None)
+    _variance: float = dataclasses.field(default=math.nan)
+
+    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "mode")
+
+    @property
+    def _undecidable(self) -> bool:
+        return not math.isfinite(self.statistic)
+
+    def decision(self, alpha: float = 0.05) -> bool:
+        """Return True when H0 is rejected at ``alpha``: ``pvalue <= alpha``.
+
+        False at every level when the statistic is not finite (``degenerate``).
+        """
+        alpha = check_alpha(alpha)
+        return not self._undecidable and bool(self.pvalue <= alpha)
+
+    def critical_value(self, alpha: float = 0.05) -> float:
+        """The threshold on the statistic of the decision at ``alpha``.
+
+        Parameters
+        ----------
+        alpha : float
+            The level, in (0, 1).
+
+        Returns
+        -------
+        float
+            ``"mc"``/``"permutation"``: the smallest t such that every statistic above t has a
+            Monte Carlo p-value ≤ ``alpha`` (inf when no statistic can reach ``alpha`` with B
+            draws). ``"asymptotic"``: ε₀² + z_{1−α}√V̂ (ε₀² when V̂ = 0).
+
+        Examples
+        --------
+        >>> far = closeness_test([0.5, 0.5], [300, 700], mode="asymptotic")
+        >>> bool(far.statistic > far.critical_value(alpha=0.05))
+        True
+        """
+        alpha = check_alpha(alpha)
+        if self._null is not None:
+            return _critical_value(self._null, alpha)
+        if not self._variance > 0:
+            return float(self.epsilon0**2)
+        return float(self.epsilon0**2 + stats.norm.ppf(1 - alpha) * math.sqrt(self._variance))
 
 
 # ---------------------------------------------------------------------- the statistic and its moments
@@ -281,22 +355,33 @@ def _critical_value(null: np.ndarray, alpha: float) -> float:
     return float(np.sort(null)[::-1][allowed])
 
 
-def _finalise(res: ClosenessResult) -> ClosenessResult:
+def _finalise(res: Any) -> Any:
     """Flag a result whose statistic is not finite: degenerate, never a decision (p-value 1)."""
     if not res._undecidable:
         return res
     warnings.warn(
         f"the closeness statistic is not finite ({res.statistic!r}); no decision is made "
-        "(degenerate=True, decision() is False).",
+        "(degenerate=True, decision is False).",
         DegenerateDataWarning,
         stacklevel=3,
     )
-    return dataclasses.replace(
-        res,
-        pvalue=None if res.pvalue is None else 1.0,
-        n_batches_rejecting=0,
-        degenerate=True,
-    )
+    if isinstance(res, ClosenessTestResult):
+        return dataclasses.replace(res, pvalue=1.0, degenerate=True)
+    return dataclasses.replace(res, n_batches_rejecting=0, degenerate=True)
+
+
+def _check_level(alpha: Any, mode: str) -> float:
+    """The level of a threshold mode (0.05 by default); a p-value mode takes none."""
+    if mode in P_VALUE_MODES:
+        if alpha is not None:
+            msg = (
+                f"`alpha` = {alpha!r} is the level of the threshold modes; mode {mode!r} gives a "
+                "p-value and stores no level: leave `alpha` out and decide with "
+                "`result.decision(alpha)`."
+            )
+            raise ValueError(msg)
+        return math.nan
+    return check_alpha(0.05 if alpha is None else alpha)
 
 
 # ---------------------------------------------------------------------- known p
@@ -317,13 +402,13 @@ def closeness_test(
     counts: Any,
     *,
     epsilon: float = 0.1,
-    alpha: float = 0.05,
+    alpha: float | None = None,
     mode: str = "paper",
     epsilon0: float | None = None,
     n_resamples: int = 999,
     variance_bound: float | str = 1.0,
     seed: SeedLike = None,
-) -> ClosenessResult:
+) -> ClosenessThresholdResult | ClosenessTestResult:
     """ℓ2 closeness test of binned counts against a known binned p.
 
     Parameters
@@ -334,9 +419,11 @@ def closeness_test(
         Bin counts of the m tested samples.
     epsilon : float
         Tolerance ε, a bound on the ℓ2 **norm** ‖q^B − p^B‖₂ (not its square).
-    alpha : float
-        Level α in (0, 1), fixed before the test runs: it sets the threshold (and the number of
-        batches in the batch modes).
+    alpha : float, optional
+        Level α in (0, 1) of the threshold modes, fixed before the test runs: it sets the
+        threshold (and the number of batches in the batch modes). Default 0.05. The p-value modes
+        (``"asymptotic"``, ``"mc"``) store no level and refuse one: decide with
+        ``result.decision(alpha)``.
     mode : {"paper", "amplified", "cantelli", "asymptotic", "mc", "tv-bound"}
         * ``"paper"`` (the authors' v1 code): K = ⌊log₂ 1/α⌋ disjoint batches of ⌊m/K⌋ samples
           (leftovers dropped); a batch rejects iff T > ¾ε²; reject iff strictly more than K/2 batches
@@ -362,8 +449,12 @@ def closeness_test(
 
     Returns
     -------
-    ClosenessResult
-        ``decision()`` is the decision at ``alpha``; ``pvalue`` is None in the modes without one.
+    ClosenessThresholdResult or ClosenessTestResult
+        The kind the mode implies. The threshold modes (``"paper"``, ``"amplified"``,
+        ``"cantelli"``, ``"tv-bound"``) return a :class:`ClosenessThresholdResult`, a threshold
+        test whose ``decision()`` is the decision at ``alpha``. The p-value modes
+        (``"asymptotic"``, ``"mc"``) return a :class:`ClosenessTestResult`, a test whose
+        ``decision(alpha)`` compares its ``pvalue`` with any level.
 
     Notes
     -----
@@ -383,13 +474,13 @@ def closeness_test(
     >>> res.n_batches, res.n_batches_rejecting, res.decision()
     (4, 0, False)
     >>> far = closeness_test([0.5, 0.5], [300, 700], mode="asymptotic")
-    >>> far.decision(), far.pvalue < 1e-6
+    >>> far.decision(alpha=0.05), far.pvalue < 1e-6
     (True, True)
     """
     p, n = _check_binned(p_binned, counts)
     mode = check_choice(mode, "mode", MODES)
     epsilon = check_positive(epsilon, "epsilon")
-    alpha = check_alpha(alpha)
+    alpha = _check_level(alpha, mode)
     eps0 = (
         epsilon / 2 if epsilon0 is None else check_positive(epsilon0, "epsilon0", allow_zero=True)
     )
@@ -399,14 +490,13 @@ def closeness_test(
     t_all = float(l2_statistic(p, n))
     tv = 0.5 * float(np.abs(p - n / m).sum())
     common: dict[str, Any] = {
-        "epsilon": float(epsilon),
-        "alpha": alpha,
         "mode": mode,
         "tv": tv,
         "n_samples": m,
         "n_bins": k,
         "seed_used": seed_used,
     }
+    threshold_common = {**common, "epsilon": float(epsilon), "alpha": alpha}
 
     if mode in ("paper", "amplified"):
         n_batches = batch_count(mode, alpha)
@@ -421,49 +511,58 @@ def closeness_test(
         thr = 0.75 * epsilon**2
         n_rej = int((t_b > thr).sum())
         return _finalise(
-            ClosenessResult(
+            ClosenessThresholdResult(
                 statistic=t_all,
                 threshold=thr,
-                pvalue=None,
                 epsilon0=None,
                 n_batches=n_batches,
                 batch_size=m // n_batches,
                 batch_statistics=t_b,
                 n_batches_rejecting=n_rej,
-                **common,
+                **threshold_common,
             )
         )
 
-    pvalue: float | None = None
-    degenerate = False
-    if mode == "tv-bound":
-        stat = tv
-        thr = max(math.sqrt(k / m), math.sqrt((2 / m) * math.log2(2 / alpha)))
-        eps_used: float | None = None
-    elif mode == "cantelli":
-        if variance_bound == "plugin":
-            b = float(n.max() / m)
-        elif isinstance(variance_bound, int | float) and 0 < variance_bound <= 1:
-            b = float(variance_bound)
+    if mode in ("tv-bound", "cantelli"):
+        if mode == "tv-bound":
+            stat = tv
+            thr = max(math.sqrt(k / m), math.sqrt((2 / m) * math.log2(2 / alpha)))
+            eps_used: float | None = None
         else:
-            msg = f"`variance_bound` must be in (0, 1] or 'plugin'; got {variance_bound!r}."
-            raise ValueError(msg)
-        vbar = 4 * b * eps0**2 / m + 2 * b * (1 + 2 * eps0**2) / (m * (m - 1))
-        stat, thr, eps_used = t_all, eps0**2 + math.sqrt((1 - alpha) / alpha * vbar), eps0
-    elif mode == "asymptotic":
+            stat, thr, eps_used = (
+                t_all,
+                _cantelli_threshold(n, m, eps0, alpha, variance_bound),
+                eps0,
+            )
+        return _finalise(
+            ClosenessThresholdResult(
+                statistic=float(stat),
+                threshold=float(thr),
+                epsilon0=eps_used,
+                n_batches=1,
+                batch_size=m,
+                batch_statistics=np.array([t_all]),
+                n_batches_rejecting=int(stat > thr),
+                **threshold_common,
+            )
+        )
+
+    degenerate = False
+    null = None
+    var = math.nan
+    if mode == "asymptotic":
         var = l2_statistic_variance(p, n / m, m)
-        stat, eps_used = t_all, eps0
+        stat, radius = t_all, eps0
         if var <= 0:
             degenerate = True
             warnings.warn(
-                "plug-in variance of T is 0 (all samples in one bin?); deciding by T > ε₀² only.",
+                "plug-in variance of T is 0 (all samples in one bin?); the p-value is 0 or 1, "
+                "from T > ε₀² only.",
                 DegenerateDataWarning,
                 stacklevel=2,
             )
-            thr = eps0**2
-            pvalue = 0.0 if stat > thr else 1.0
+            pvalue = 0.0 if stat > eps0**2 else 1.0
         else:
-            thr = eps0**2 + float(stats.norm.ppf(1 - alpha)) * math.sqrt(var)
             pvalue = float(stats.norm.sf((stat - eps0**2) / math.sqrt(var)))
     else:  # mc
         n_resamples = check_int(n_resamples, "n_resamples", low=1)
@@ -471,24 +570,35 @@ def closeness_test(
             estimate_array_bytes((n_resamples, p.size), np.int64), "the null draws", "n_resamples"
         )
         null = np.atleast_1d(l2_statistic(p, rng.multinomial(m, p / p.sum(), size=n_resamples)))
-        stat, eps_used = t_all, 0.0
+        stat, radius = t_all, 0.0
         pvalue = monte_carlo_pvalue(stat, null)
-        thr = _critical_value(null, alpha)
-    reject = bool(stat > thr) if pvalue is None else bool(pvalue <= alpha)
     return _finalise(
-        ClosenessResult(
+        ClosenessTestResult(
             statistic=float(stat),
-            threshold=float(thr),
             pvalue=pvalue,
-            epsilon0=eps_used,
-            n_batches=1,
-            batch_size=m,
-            batch_statistics=np.array([t_all]),
-            n_batches_rejecting=int(reject),
+            epsilon0=float(radius),
+            n_resamples=None if null is None else int(n_resamples),
             degenerate=degenerate,
+            _null=null,
+            _variance=float(var),
             **common,
         )
     )
+
+
+def _cantelli_threshold(
+    n: np.ndarray, m: int, eps0: float, alpha: float, variance_bound: Any
+) -> float:
+    """ε₀² + √((1−α)/α · V̄), V̄ = 4bε₀²/m + 2b(1 + 2ε₀²)/(m(m−1)) (Cantelli's inequality)."""
+    if variance_bound == "plugin":
+        b = float(n.max() / m)
+    elif isinstance(variance_bound, int | float) and 0 < variance_bound <= 1:
+        b = float(variance_bound)
+    else:
+        msg = f"`variance_bound` must be in (0, 1] or 'plugin'; got {variance_bound!r}."
+        raise ValueError(msg)
+    vbar = 4 * b * eps0**2 / m + 2 * b * (1 + 2 * eps0**2) / (m * (m - 1))
+    return eps0**2 + math.sqrt((1 - alpha) / alpha * vbar)
 
 
 # ---------------------------------------------------------------------- two-sample (CDVV)
@@ -504,11 +614,11 @@ def two_sample_closeness_test(
     counts: Any,
     *,
     epsilon: float = 0.1,
-    alpha: float = 0.05,
+    alpha: float | None = None,
     mode: str = "permutation",
     n_resamples: int = 999,
     seed: SeedLike = None,
-) -> ClosenessResult:
+) -> ClosenessTestResult | ClosenessThresholdResult:
     """ℓ2 closeness test when the reference is known only by samples (Chan et al., 2014).
 
     Parameters
@@ -516,10 +626,12 @@ def two_sample_closeness_test(
     reference_counts, counts : array-like of int, shape (k,)
         Bin counts X (reference, m₁ samples) and Y (model, m₂ samples).
     epsilon : float
-        Tolerance, a bound on the ℓ2 norm ‖p^B − q^B‖₂.
-    alpha : float
-        Level in (0, 1), fixed before the test runs. The ``"threshold"`` rule does not depend on
-        it (it is recorded in the result as the level the caller asked for).
+        Tolerance, a bound on the ℓ2 norm ‖p^B − q^B‖₂ (the ``"threshold"`` rule's ¾ε²).
+    alpha : float, optional
+        Level in (0, 1) of the ``"threshold"`` mode, fixed before the test runs (default 0.05).
+        The rule itself does not depend on it: it is recorded in the result as the level the
+        caller asked for. The ``"permutation"`` mode stores no level and refuses one: decide
+        with ``result.decision(alpha)``.
     mode : {"permutation", "threshold"}
         ``"permutation"``: p-value (1 + #{Z_b ≥ Z})/(1 + B) from B relabellings of the pooled sample
         (exact level α for H0: p^B = q^B with data-independent bins); ``"threshold"``: reject iff
@@ -531,7 +643,10 @@ def two_sample_closeness_test(
 
     Returns
     -------
-    ClosenessResult
+    ClosenessTestResult or ClosenessThresholdResult
+        The kind the mode implies: ``"permutation"`` returns a :class:`ClosenessTestResult`
+        (a test with a p-value, ``decision(alpha)``); ``"threshold"`` returns a
+        :class:`ClosenessThresholdResult` (``decision()`` at the level fixed in advance).
         ``statistic`` is Z = Σ[(m₂X − m₁Y)² − m₂²X − m₁²Y]/(m₁²m₂²), which has expectation
         ‖p^B − q^B‖²₂ under Poissonised sampling (for fixed sizes the bias is
         −‖p^B‖²/m₁ − ‖q^B‖²/m₂).
@@ -544,7 +659,7 @@ def two_sample_closeness_test(
     Examples
     --------
     >>> res = two_sample_closeness_test([50, 30, 20], [20, 30, 50], n_resamples=199, seed=0)
-    >>> res.decision(), res.pvalue <= 0.01
+    >>> res.decision(alpha=0.05), res.pvalue <= 0.01
     (True, True)
     >>> two_sample_closeness_test([50, 30, 20], [48, 31, 21], mode="threshold").decision()
     False
@@ -562,12 +677,20 @@ def two_sample_closeness_test(
         )
         raise ValueError(msg)
     mode = check_choice(mode, "mode", TWO_SAMPLE_MODES)
-    alpha = check_alpha(alpha)
+    alpha = _check_level(alpha, mode)
     epsilon = check_positive(epsilon, "epsilon")
     rng, seed_used = check_seed(seed)
     z = float(_cdvv(x, y, m1, m2))
     tv = 0.5 * float(np.abs(x / m1 - y / m2).sum())
-    pvalue = None
+    common: dict[str, Any] = {
+        "statistic": z,
+        "mode": mode,
+        "tv": tv,
+        "n_samples": m2,
+        "n_bins": int(x.shape[0]),
+        "n_reference": m1,
+        "seed_used": seed_used,
+    }
     if mode == "permutation":
         b = check_int(n_resamples, "n_resamples", low=1)
         check_memory(
@@ -576,28 +699,20 @@ def two_sample_closeness_test(
         xb = rng.multivariate_hypergeometric(x + y, m1, size=b)
         null = _cdvv(xb, x + y - xb, m1, m2)
         pvalue = monte_carlo_pvalue(z, null)
-        thr = _critical_value(null, alpha)
-        reject = bool(pvalue <= alpha)
-    else:
-        thr = 0.75 * epsilon**2
-        reject = bool(z > thr)
+        return _finalise(
+            ClosenessTestResult(pvalue=pvalue, epsilon0=0.0, n_resamples=b, _null=null, **common)
+        )
+    thr = 0.75 * epsilon**2
     return _finalise(
-        ClosenessResult(
-            statistic=z,
+        ClosenessThresholdResult(
             threshold=float(thr),
             alpha=alpha,
-            pvalue=pvalue,
             epsilon=float(epsilon),
-            epsilon0=0.0 if mode == "permutation" else None,
-            mode=mode,
+            epsilon0=None,
             n_batches=1,
             batch_size=m2,
             batch_statistics=np.array([z]),
-            n_batches_rejecting=int(reject),
-            tv=tv,
-            n_samples=m2,
-            n_bins=int(x.shape[0]),
-            n_reference=m1,
-            seed_used=seed_used,
+            n_batches_rejecting=int(z > thr),
+            **common,
         )
     )

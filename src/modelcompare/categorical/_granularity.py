@@ -18,8 +18,10 @@ from modelcompare._foundation.validation import check_bool, check_choice, check_
 from modelcompare.categorical._binning import _draw_cuts, limit_message, make_engine, max_bins
 from modelcompare.categorical._closeness import (
     MODES,
+    P_VALUE_MODES,
     TWO_SAMPLE_MODES,
-    ClosenessResult,
+    ClosenessTestResult,
+    ClosenessThresholdResult,
     batch_count,
     closeness_test,
     two_sample_closeness_test,
@@ -52,16 +54,21 @@ class GranularityResult(ScoreResult):
         The levels evaluated (all of them; the paper stops at the first rejection, which gives
         the same scores).
     decisions : numpy.ndarray of bool
-        Per level, the closeness test's ``decision()`` at ``alpha`` (True: H0 rejected at that k).
+        Per level, the closeness test's decision at ``alpha`` (True: H0 rejected at that k):
+        ``decision()`` of a threshold mode, ``decision(alpha)`` of a p-value mode.
     tv, statistics, thresholds : numpy.ndarray
-        Per level: binned empirical TV ½ Σ|p^B − q̂^B|, test statistic and its threshold.
+        Per level: binned empirical TV ½ Σ|p^B − q̂^B|, test statistic and its threshold at
+        ``alpha`` (for a p-value mode, the test's ``critical_value(alpha)``).
     pvalues : numpy.ndarray or None
         Per-level p-values for the modes that have one (``"mc"``, ``"asymptotic"``,
-        ``"permutation"``).
+        ``"permutation"``); None for the threshold modes.
     n_bins : numpy.ndarray
         Bins actually used per level (below k when a stair has zero splitting gain).
-    tests : tuple of ClosenessResult
-        The full test result per level.
+    tests : tuple of ClosenessThresholdResult or of ClosenessTestResult
+        The full test result per level, of the kind the mode implies: a
+        :class:`ClosenessTestResult` (a test with a p-value) for ``"mc"``, ``"asymptotic"``
+        and ``"permutation"``, a :class:`ClosenessThresholdResult` (a threshold test at
+        ``alpha``) for the other modes.
     epsilon : float
         Tolerance, a bound on the ℓ2 norm ‖p^B − q^B‖₂.
     alpha : float
@@ -98,7 +105,7 @@ class GranularityResult(ScoreResult):
     thresholds: np.ndarray
     pvalues: np.ndarray | None
     n_bins: np.ndarray
-    tests: tuple[ClosenessResult, ...]
+    tests: tuple[ClosenessThresholdResult | ClosenessTestResult, ...]
     epsilon: float
     alpha: float
     mode: str
@@ -353,7 +360,8 @@ def granularity(
     engine = make_engine(p, fit_rows, ref_rows=fit_ref, chunk_seed=chunk_seed)
     feats = engine.features(test_rows)
     ref_feats = engine.features(test_ref) if test_ref is not None else None
-    tests = []
+    level = None if mode in P_VALUE_MODES else alpha  # a p-value mode stores no level
+    tests: list[ClosenessThresholdResult | ClosenessTestResult] = []
     for k, r_k in zip(ks, spawn(r_tests, len(ks))):
         binning = engine.binning(k, cuts)
         counts = binning._counts_from_features(feats)
@@ -363,7 +371,7 @@ def granularity(
                 ref_counts,
                 counts,
                 epsilon=epsilon,
-                alpha=alpha,
+                alpha=level,
                 mode=mode,
                 n_resamples=n_resamples,
                 seed=r_k,
@@ -373,14 +381,23 @@ def granularity(
                 binning.p_binned,
                 counts,
                 epsilon=epsilon,
-                alpha=alpha,
+                alpha=level,
                 mode=mode,
                 epsilon0=epsilon0,
                 n_resamples=n_resamples,
                 seed=r_k,
             )
         tests.append(res)
-    decisions = np.array([t.decision() for t in tests], dtype=bool)
+    with_pvalue = [t for t in tests if isinstance(t, ClosenessTestResult)]
+    if with_pvalue:  # the mode gives p-values: decide each level at `alpha`
+        decisions = np.array([t.decision(alpha) for t in with_pvalue], dtype=bool)
+        thresholds = np.array([t.critical_value(alpha) for t in with_pvalue])
+        pvalues: np.ndarray | None = np.array([t.pvalue for t in with_pvalue], dtype=float)
+    else:
+        threshold_tests = [t for t in tests if isinstance(t, ClosenessThresholdResult)]
+        decisions = np.array([t.decision() for t in threshold_tests], dtype=bool)
+        thresholds = np.array([t.threshold for t in threshold_tests])
+        pvalues = None
     hit = np.flatnonzero(decisions)
     if not hit.size:  # every level accepts
         value = first = ks[-1]
@@ -388,7 +405,6 @@ def granularity(
         i = int(hit[0])
         first = ks[i]
         value = ks[i - 1] if i > 0 else ks[0] - 1
-    pvals = [t.pvalue for t in tests]
     return GranularityResult(
         value=int(value),
         first_rejected_k=int(first),
@@ -397,8 +413,8 @@ def granularity(
         decisions=decisions,
         tv=np.array([t.tv for t in tests]),
         statistics=np.array([t.statistic for t in tests]),
-        thresholds=np.array([t.threshold for t in tests]),
-        pvalues=None if any(v is None for v in pvals) else np.array(pvals, dtype=float),
+        thresholds=thresholds,
+        pvalues=pvalues,
         n_bins=np.array([t.n_bins for t in tests]),
         tests=tuple(tests),
         epsilon=float(epsilon),

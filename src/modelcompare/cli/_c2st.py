@@ -77,7 +77,9 @@ def c2st_command(
     REFERENCE and SAMPLES are .npy, .npz[:key], .csv/.tsv or .parquet files of draws (rows) by
     dimensions (columns). The reference sets the z-score scale. The statistic is the mean
     held-out accuracy of the classifier; the p-value is one-sided (H0: same distribution), and
-    --alpha reports the decision: reject H0 iff p <= alpha.
+    --alpha reports the decision: reject H0 iff p <= alpha. The "reading" line states the
+    accuracy in binomial standard errors from 0.5 and the p-value; with --alpha it adds the
+    verdict at that level (without --alpha, no verdict is printed).
 
     \b
     Example (the data shipped in examples/data/; the default MLP needs torch):
@@ -133,7 +135,7 @@ def c2st_command(
         ("pvalue", result.pvalue),
         ("n per class", result.n_per_class),
         ("epochs per fold", ", ".join(str(e) for e in result.epochs)),
-        ("reading", result.reading),
+        ("reading", result.summary(alpha)),
     ]
     emit(
         test="c2st",

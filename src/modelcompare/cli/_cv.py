@@ -149,16 +149,16 @@ def cv_command(
     p_adjusted with --alternative greater):
       $ modelcompare cv examples/data/cv_scores.csv --n-train 90 --n-test 10 --json
       {"alternative": "two-sided", "correction": "bonferroni", ...,
-       "models": ["rbf", "linear", "3_poly", "2_poly"], "n_splits": 100,
-       "pairs": [{..., "model_a": "rbf", "model_b": "linear", "n_splits": 100,
-       "p": 0.454845942026733, "p_adjusted": 1.0, ..., "t": 0.7503126954482318}, ...], ...,
-       "pvalue": 8.609989102606747e-05, ...}
+       "models": ["rbf", "linear", "3_poly", "2_poly"], "n_splits": 100, ...,
+       "pvalue": 8.609989102606747e-05, ..., "statistic": 4.565492560256312,
+       "table": [{..., "model_a": "rbf", "model_b": "linear", "n_splits": 100,
+       "p": 0.454845942026733, "p_adjusted": 1.0, ..., "t": 0.7503126954482318}, ...], ...}
     """
-    from modelcompare.cv import PairwiseTestResult, compare_models
+    from modelcompare.cv import compare_models
 
     started = time.perf_counter()
     frame = _read_scores(scores, layout)
-    table = compare_models(
+    result = compare_models(
         frame,
         n_train=n_train,
         n_test=n_test,
@@ -169,7 +169,6 @@ def cv_command(
         order=order,
         nan_policy=nan_policy,
     )
-    result = PairwiseTestResult.from_table(table)
     means = ", ".join(f"{m} {v:.4g}" for m, v in result.mean_scores.items())
     rows = [
         ("models (best first)" if order == "rank" else "models", means),
@@ -203,5 +202,5 @@ def cv_command(
         quiet=quiet,
         rows=rows,
         started=started,
-        table=_format_table(table),
+        table=_format_table(result.table),
     )

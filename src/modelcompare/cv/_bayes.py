@@ -11,12 +11,15 @@ import numpy as np
 from scipy import stats
 
 from modelcompare._foundation.errors import ModelCompareWarning
-from modelcompare._foundation.results import ConfidenceInterval, Result, result_class
+from modelcompare._foundation.results import (
+    BayesianComparisonResult,
+    ConfidenceInterval,
+    result_class,
+)
 from modelcompare._foundation.validation import check_fraction
 from modelcompare.cv._core import paired_differences, resolve_ratio, warn_degenerate
 
 __all__ = [
-    "BayesianComparisonResult",
     "BayesianTTestResult",
     "bayesian_ttest",
     "check_rope",
@@ -83,41 +86,6 @@ def posterior_probs(
     else:
         rope = 1.0 - worse - better
     return worse, max(rope, 0.0), better
-
-
-class BayesianComparisonResult(Result):
-    """The Bayesian comparison kind: posterior probabilities of three regions, no p-value.
-
-    Subclasses declare ``prob_a_better``, ``prob_rope`` and ``prob_a_worse`` as their first fields:
-    the posterior probabilities that model a is practically better than b, practically equivalent
-    (within the region of practical equivalence, the ROPE), or practically worse.
-    """
-
-    _repr_fields: ClassVar[tuple[str, ...]] = ("prob_a_better", "prob_rope", "prob_a_worse")
-
-    def decision(self, threshold: float = 0.95) -> str:
-        """Benavoli et al.'s reading of the three posterior probabilities.
-
-        Parameters
-        ----------
-        threshold : float
-            A region is declared when its posterior probability exceeds ``threshold`` (in (0, 1)).
-
-        Returns
-        -------
-        str
-            ``"a_better"``, ``"a_worse"`` or ``"rope"`` (practically equivalent) for the first
-            region, in that order, whose probability exceeds ``threshold``; ``"undecided"`` when
-            none does.
-        """
-        threshold = check_fraction(threshold, "threshold")
-        if self.prob_a_better > threshold:  # type: ignore[attr-defined]
-            return "a_better"
-        if self.prob_a_worse > threshold:  # type: ignore[attr-defined]
-            return "a_worse"
-        if self.prob_rope > threshold:  # type: ignore[attr-defined]
-            return "rope"
-        return "undecided"
 
 
 @result_class

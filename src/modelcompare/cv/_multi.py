@@ -19,6 +19,7 @@ from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.pvalues import adjust_pvalues, check_correction, familywise_pvalue
 from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import (
+    BayesianComparisonResult,
     TestResult,
     ThresholdResult,
     check_alpha,
@@ -31,7 +32,7 @@ from modelcompare._foundation.validation import (
     check_int,
     check_positive,
 )
-from modelcompare.cv._bayes import BayesianComparisonResult, check_rope
+from modelcompare.cv._bayes import check_rope
 from modelcompare.cv._core import check_flag, paired_differences
 from modelcompare.cv._scores import pandas_labels
 

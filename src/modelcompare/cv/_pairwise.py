@@ -10,8 +10,8 @@ import numpy as np
 
 from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.pvalues import adjust_pvalues, check_correction, familywise_pvalue
-from modelcompare._foundation.results import TestResult, result_class
-from modelcompare._foundation.validation import check_choice
+from modelcompare._foundation.results import CollectionTestResult, result_class
+from modelcompare._foundation.validation import check_choice, check_vector
 from modelcompare.cv._bayes import check_rope, posterior_probs
 from modelcompare.cv._core import (
     ALTERNATIVES,
@@ -23,7 +23,7 @@ from modelcompare.cv._core import (
 )
 from modelcompare.cv._scores import extract_scores, split_sizes
 
-__all__ = ["PairwiseTestResult", "compare_models"]
+__all__ = ["ModelComparisonResult", "compare_models", "family_pvalue"]
 
 COLUMNS = [
     "model_a",
@@ -42,10 +42,12 @@ COLUMNS = [
 
 
 @result_class
-class PairwiseTestResult(TestResult):
-    """The family-wise test behind a :func:`compare_models` table: does some pair differ?
+class ModelComparisonResult(CollectionTestResult):
+    """Result of :func:`compare_models`: the pairwise table and its family-wise test.
 
-    Build it with :meth:`from_table`. H0: every pair of models has equal expected scores.
+    A collection with a family-wise test: ``table`` holds one row per pair of models, and
+    ``pvalue`` / ``decision(alpha)`` test H0 "every pair of models has equal expected scores".
+    ``print(result)`` shows the table; the repr is one line.
 
     Attributes
     ----------
@@ -59,86 +61,72 @@ class PairwiseTestResult(TestResult):
         ``p_adjusted`` with Holm or Bonferroni; Benjamini–Hochberg (``"fdr_bh"``) controls the
         false discovery rate instead, and its smallest value (Simes' p-value) is valid only under
         positive dependence, so it never becomes ``pvalue``.
+    table : pandas.DataFrame
+        One row per pair (``itertools.combinations`` of the ordered models) with columns
+        ``model_a, model_b, mean_difference, t, df, p, p_adjusted, prob_a_worse, prob_rope,
+        prob_a_better, n_splits, degenerate``. ``mean_difference`` and ``t`` are positive when
+        model a is better.
     model_a, model_b : str
         The pair with the smallest p-value.
-    pairs : pandas.DataFrame
-        The table of :func:`compare_models`, one row per pair.
     models : list of str
         The models, in the table's order (best first with ``order="rank"``).
     mean_scores : dict of str to float
-        Mean score per model.
+        Mean score per model, in the scores' own orientation (losses stay losses).
     test_train_ratio : float
         n_test / n_train used in the correction.
+    ratio_source : str
+        Where the ratio came from (``"given n_train/n_test"``, ``"given test_train_ratio"`` or
+        ``"mean over the search's splits"``).
     rope : tuple of float
-        The ROPE of the Bayesian columns.
+        The ROPE (low, high) of the Bayesian columns; (0.0, 0.0) when none.
     alternative : str
         H1 of each pair's test.
     correction : str or None
         The multiplicity correction of ``p_adjusted``.
+    greater_is_better : bool
+        False when the scores were losses (negated before the tests).
     n_splits : int
         Splits per model.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from modelcompare import PairwiseTestResult, compare_models
+    >>> from modelcompare import compare_models
     >>> rng = np.random.default_rng(0)
     >>> scores = {m: mu + 0.02 * rng.standard_normal(30) for m, mu in [("a", 0.9), ("b", 0.8)]}
-    >>> res = PairwiseTestResult.from_table(compare_models(scores, n_train=90, n_test=10))
+    >>> res = compare_models(scores, n_train=90, n_test=10)
     >>> (res.model_a, res.model_b), res.decision(alpha=0.05)
     (('a', 'b'), True)
+    >>> res.table[["model_a", "model_b", "p_adjusted"]].round(3).to_string(index=False)
+    'model_a model_b  p_adjusted\\n      a       b         0.0'
     """
 
     statistic: float
     pvalue: float
+    table: Any
     model_a: str
     model_b: str
-    pairs: Any
     models: list[str]
     mean_scores: dict[str, float]
     test_train_ratio: float
+    ratio_source: str
     rope: tuple[float, float]
     alternative: str
     correction: str | None
+    greater_is_better: bool
     n_splits: int
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "model_a", "model_b")
 
-    @classmethod
-    def from_table(cls, table: Any) -> PairwiseTestResult:
-        """The family-wise test of a table returned by :func:`compare_models`.
 
-        Parameters
-        ----------
-        table : pandas.DataFrame
-            The table as returned by :func:`compare_models` (its ``attrs`` hold the settings).
+def family_pvalue(raw: np.ndarray, correction: str | None) -> tuple[int, float]:
+    """The pair with the smallest raw p-value and the family-wise p-value of the family.
 
-        Returns
-        -------
-        PairwiseTestResult
-        """
-        attrs = getattr(table, "attrs", None) or {}
-        needed = ("mean_scores", "test_train_ratio", "rope", "alternative", "correction")
-        columns = getattr(table, "columns", ())
-        if not all(k in attrs for k in needed) or not {"p", "p_adjusted"} <= set(columns):
-            msg = "`table` must be the DataFrame returned by compare_models (with its attrs)."
-            raise ValueError(msg)
-        raw = table["p"].to_numpy(dtype=float)
-        row = table.iloc[int(np.argmin(raw))]
-        return cls(
-            statistic=float(row["t"]),
-            pvalue=familywise_pvalue(raw),
-            model_a=str(row["model_a"]),
-            model_b=str(row["model_b"]),
-            pairs=table,
-            models=list(attrs["mean_scores"]),
-            mean_scores=dict(attrs["mean_scores"]),
-            test_train_ratio=float(attrs["test_train_ratio"]),
-            rope=tuple(attrs["rope"]),
-            alternative=str(attrs["alternative"]),
-            correction=attrs["correction"],
-            n_splits=int(attrs.get("n_splits", table["n_splits"].max())),
-        )
+    Holm's smallest adjusted p-value, min(1, m·p_min), whatever ``correction`` shaped the
+    per-pair values: the family-wise p-value is never built from Benjamini–Hochberg.
+    """
+    best = int(np.argmin(raw))
+    return best, familywise_pvalue(raw)
 
 
 def _resolve_sizes(
@@ -206,7 +194,7 @@ def compare_models(
     greater_is_better: bool = True,
     order: str = "rank",
     nan_policy: str = "raise",
-) -> Any:
+) -> ModelComparisonResult:
     """Compare every pair of cross-validated models: corrected t-test and Bayesian correlated t-test.
 
     Parameters
@@ -252,13 +240,14 @@ def compare_models(
 
     Returns
     -------
-    pandas.DataFrame
-        One row per pair (``itertools.combinations`` of the ordered models) with columns
-        ``model_a, model_b, mean_difference, t, df, p, p_adjusted, prob_a_worse, prob_rope,
-        prob_a_better, n_splits, degenerate``. ``mean_difference`` and ``t`` are positive when
-        model a is better. ``df.attrs`` records ``test_train_ratio``, its source, ``rope``,
-        ``alternative``, ``correction``, ``n_splits`` and the models' mean scores.
-        :meth:`PairwiseTestResult.from_table` turns the table into one family-wise test.
+    ModelComparisonResult
+        ``table``: one row per pair (``itertools.combinations`` of the ordered models) with
+        columns ``model_a, model_b, mean_difference, t, df, p, p_adjusted, prob_a_worse,
+        prob_rope, prob_a_better, n_splits, degenerate``; ``mean_difference`` and ``t`` are
+        positive when model a is better. ``pvalue`` and ``decision(alpha)``: the family-wise
+        test of "no pair differs". The settings (``test_train_ratio``, ``ratio_source``,
+        ``rope``, ``alternative``, ``correction``, ``n_splits``, ``greater_is_better``) and the
+        models' ``mean_scores`` are fields. ``print(result)`` shows the table.
 
     Notes
     -----
@@ -274,9 +263,11 @@ def compare_models(
     >>> from modelcompare import compare_models
     >>> rng = np.random.default_rng(0)
     >>> scores = {"a": 0.9 + 0.02 * rng.standard_normal(50), "b": 0.8 + 0.02 * rng.standard_normal(50)}
-    >>> table = compare_models(scores, n_train=90, n_test=10)
-    >>> table[["model_a", "model_b", "p_adjusted", "prob_a_better"]].round(3).to_string(index=False)
+    >>> res = compare_models(scores, n_train=90, n_test=10)
+    >>> res.table[["model_a", "model_b", "p_adjusted", "prob_a_better"]].round(3).to_string(index=False)
     'model_a model_b  p_adjusted  prob_a_better\\n      a       b         0.0            1.0'
+    >>> res.decision(alpha=0.05), res.correction
+    (True, 'bonferroni')
     """
     import pandas as pd
 
@@ -354,18 +345,7 @@ def compare_models(
     out["df"] = out["df"].astype(int)
     out["n_splits"] = out["n_splits"].astype(int)
     out["degenerate"] = out["degenerate"].astype(bool)
-    out.attrs.update(
-        {
-            "test_train_ratio": ratio,
-            "ratio_source": ratio_source,
-            "rope": (lo, hi),
-            "alternative": alternative,
-            "correction": correction,
-            "n_splits": int(scores.shape[1]),
-            "greater_is_better": bool(greater_is_better),
-            "mean_scores": {model_names[k]: float(table.scores[k][~nan[k]].mean()) for k in idx},
-        }
-    )
+    best, pvalue = family_pvalue(out["p"].to_numpy(dtype=float), correction)
     if degenerate_pairs:
         warnings.warn(
             "zero-variance differences (flagged in `degenerate`) for: "
@@ -373,4 +353,19 @@ def compare_models(
             DegenerateDataWarning,
             stacklevel=2,
         )
-    return out
+    return ModelComparisonResult(
+        statistic=float(out["t"].iloc[best]),
+        pvalue=pvalue,
+        table=out,
+        model_a=str(out["model_a"].iloc[best]),
+        model_b=str(out["model_b"].iloc[best]),
+        models=[model_names[k] for k in idx],
+        mean_scores={model_names[k]: float(table.scores[k][~nan[k]].mean()) for k in idx},
+        test_train_ratio=float(ratio),
+        ratio_source=ratio_source,
+        rope=(lo, hi),
+        alternative=alternative,
+        correction=correction,
+        greater_is_better=bool(greater_is_better),
+        n_splits=int(scores.shape[1]),
+    )

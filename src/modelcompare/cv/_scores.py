@@ -6,7 +6,7 @@ from __future__ import annotations
 import numbers
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -17,6 +17,7 @@ from modelcompare._foundation.validation import as_numpy, check_int
 from modelcompare.cv._core import check_flag
 
 __all__ = [
+    "CVScoresResult",
     "ScoreTable",
     "SplitSizes",
     "extract_scores",
@@ -35,6 +36,7 @@ class ScoreTable(NamedTuple):
     scores: np.ndarray  # (n_models, n_splits), may hold NaN
     ranks: np.ndarray | None  # rank_test_<metric> when known (1 = best)
     source: str
+    metric: str | None = None  # the metric read, where the input names one
 
 
 @result_class
@@ -71,6 +73,46 @@ class SplitSizes(Result):
     n_splits: int
 
 
+@result_class
+class CVScoresResult(Result):
+    """Result of :func:`scores_from_cv_results`: the candidates' names and per-split test scores.
+
+    Attributes
+    ----------
+    names : list of str
+        Candidate names, best first (``rank_test_<metric>``, ties kept in candidate order).
+    scores : numpy.ndarray of shape (n_candidates, n_splits)
+        Test score of each candidate (row, in ``names`` order) on each split (column).
+    scoring : str
+        The metric read (``"score"`` for a single-metric search).
+
+    Examples
+    --------
+    >>> from modelcompare import scores_from_cv_results
+    >>> res = scores_from_cv_results(
+    ...     {"params": [{"C": 1}, {"C": 10}], "split0_test_score": [0.8, 0.9], "rank_test_score": [2, 1]}
+    ... )
+    >>> res
+    CVScoresResult(scoring='score', n_candidates=2, n_splits=1)
+    """
+
+    names: list[str]
+    scores: np.ndarray
+    scoring: str
+
+    _repr_fields: ClassVar[tuple[str, ...]] = ("scoring", "n_candidates", "n_splits")
+
+    @property
+    def n_candidates(self) -> int:
+        """Number of candidates (rows of ``scores``)."""
+        return int(self.scores.shape[0])
+
+    @property
+    def n_splits(self) -> int:
+        """Number of splits (columns of ``scores``)."""
+        return int(self.scores.shape[1])
+
+
 def pandas_labels(obj: Any, axis: str) -> list[Any] | None:
     """The ``index`` or ``columns`` labels of a pandas object; None for anything else.
 
@@ -104,8 +146,8 @@ def _unique_names(names: list[str]) -> list[str]:
 
 def scores_from_cv_results(
     cv_results: Mapping[str, Any], *, scoring: str | None = None
-) -> tuple[list[str], np.ndarray]:
-    """Model names and the models × splits test-score matrix of a ``cv_results_`` dict.
+) -> CVScoresResult:
+    """Candidate names and the candidates × splits test-score matrix of a ``cv_results_`` dict.
 
     Rows are in rank order (``rank_test_<metric>``, ties kept in candidate order); names follow
     scikit-learn's grid-search-statistics example: the parameter values joined by ``"_"``.
@@ -120,8 +162,9 @@ def scores_from_cv_results(
 
     Returns
     -------
-    names : list of str
-    scores : numpy.ndarray of shape (n_candidates, n_splits)
+    CVScoresResult
+        ``names`` (best first), ``scores`` of shape (n_candidates, n_splits) in the same order,
+        and the ``scoring`` metric read.
 
     Examples
     --------
@@ -132,9 +175,9 @@ def scores_from_cv_results(
     ...     "split1_test_score": [0.7, 0.85],
     ...     "rank_test_score": [2, 1],
     ... }
-    >>> names, scores = scores_from_cv_results(cv_results)
-    >>> names, scores.tolist()
-    (['10', '1'], [[0.9, 0.85], [0.8, 0.7]])
+    >>> res = scores_from_cv_results(cv_results)
+    >>> res.names, res.scores.tolist(), res.scoring
+    (['10', '1'], [[0.9, 0.85], [0.8, 0.7]], 'score')
     """
     if not isinstance(cv_results, Mapping):
         msg = (
@@ -144,7 +187,11 @@ def scores_from_cv_results(
         raise TypeError(msg)
     table = _from_cv_results(cv_results, scoring, name="cv_results")
     order = np.argsort(table.ranks, kind="stable")
-    return [table.names[i] for i in order], table.scores[order]
+    return CVScoresResult(
+        names=[table.names[i] for i in order],
+        scores=table.scores[order],
+        scoring=table.metric,
+    )
 
 
 def _check_scoring(scoring: Any) -> None:
@@ -195,7 +242,7 @@ def _from_cv_results(
         ranks = np.asarray(cv_results[rank_key], dtype=float)
     else:
         ranks = -np.nanmean(scores, axis=1)
-    return ScoreTable(names, scores, ranks, "cv_results")
+    return ScoreTable(names, scores, ranks, "cv_results", scoring)
 
 
 def _from_cross_validate(

@@ -14,7 +14,7 @@ import numpy as np
 
 from modelcompare._foundation.errors import ModelCompareWarning
 from modelcompare._foundation.resources import check_memory
-from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.results import CollectionResult, result_class
 from modelcompare._foundation.seeds import SeedLike
 from modelcompare._foundation.task_seeds import config_key
 from modelcompare._foundation.validation import check_choice, check_fraction, check_int
@@ -28,7 +28,7 @@ _TASK_BYTES = 1024  # a generous estimate of one trial's config, seed and result
 
 
 @result_class
-class PowerStudyResult(Result):
+class PowerStudyResult(CollectionResult):
     """Result of :func:`power_study`.
 
     Attributes
@@ -62,9 +62,6 @@ class PowerStudyResult(Result):
     seed_used: int
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("n_trials", "significance", "ci_method")
-
-    def __repr__(self) -> str:
-        return f"{super().__repr__()}\n{self.table.to_string(index=False)}"
 
 
 def _pvalue_of(out: Any) -> tuple[float, float]:

@@ -16,6 +16,7 @@ from modelcompare._foundation.resources import check_memory
 from modelcompare._foundation.results import (
     ConfidenceInterval,
     TestResult,
+    check_alpha,
     result_class,
 )
 from modelcompare._foundation.seeds import SeedLike, check_seed
@@ -64,8 +65,6 @@ class C2STResult(TestResult):
         Draws per class after balancing.
     classifier : str
         ``"mlp"`` or ``"logistic"``.
-    reading : str
-        One-line reading of the accuracy.
     epochs : numpy.ndarray
         Training epochs per fold (MLP; 0 for logistic).
     hit_max_epochs : bool
@@ -91,7 +90,6 @@ class C2STResult(TestResult):
     fold_auc: np.ndarray
     n_per_class: int
     classifier: str
-    reading: str
     epochs: np.ndarray
     hit_max_epochs: bool
     z: float
@@ -102,6 +100,7 @@ class C2STResult(TestResult):
     seed_used: int | None
     _n_train: float = field(default=0.0)
     _n_test: float = field(default=0.0)
+    _standard: bool = field(default=True)
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "auc", "n_per_class")
 
@@ -109,6 +108,40 @@ class C2STResult(TestResult):
     def accuracy(self) -> float:
         """The mean held-out accuracy, the same number as :attr:`statistic` (sbibm's name)."""
         return self.statistic
+
+    def summary(self, alpha: float | None = 0.05) -> str:
+        """A one-line plain-language reading of the accuracy, with the decision at ``alpha``.
+
+        Parameters
+        ----------
+        alpha : float or None
+            The level of the verdict ("above chance" iff ``pvalue <= alpha``, as
+            :meth:`decision`). None leaves the verdict out: the line then states the accuracy,
+            its distance from 0.5 and the p-value only.
+
+        Returns
+        -------
+        str
+            The accuracy in binomial standard errors 0.5/√(2m) from chance, the verdict at
+            ``alpha`` (when given) and the p-value, plus a caveat for the logistic classifier
+            (linear, blind to differences in spread or dependence) or for a non-default network
+            (not comparable with sbibm numbers).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from modelcompare import c2st
+        >>> rng = np.random.default_rng(0)
+        >>> res = c2st(rng.normal(size=(200, 2)), rng.normal(0.5, 1, size=(200, 2)),
+        ...            classifier="logistic", seed=0)
+        >>> "above chance" in res.summary(alpha=0.05), "chance" in res.summary(alpha=None)
+        (True, False)
+        """
+        if alpha is not None:
+            alpha = check_alpha(alpha)
+        return _reading(
+            self.statistic, self.pvalue, self.n_per_class, self.classifier, self._standard, alpha
+        )
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Nadeau–Bengio corrected t-interval for the accuracy, from the fold accuracies.
@@ -230,18 +263,26 @@ def _auc(labels: np.ndarray, scores: np.ndarray) -> float:
     return float((ranks[labels == 1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
 
 
-def _reading(accuracy: float, pvalue: float, m: int, classifier: str, standard: bool) -> str:
+def _reading(
+    accuracy: float,
+    pvalue: float,
+    m: int,
+    classifier: str,
+    standard: bool,
+    alpha: float | None,
+) -> str:
     se = 0.5 / np.sqrt(2 * m)
     units = (accuracy - 0.5) / se
-    verdict = (
-        "consistent with chance: the two sets are not told apart"
-        if pvalue > 0.05
-        else "above chance: the classifier tells the two sets apart"
-    )
-    text = (
-        f"accuracy {accuracy:.4f} is {units:+.1f} binomial SE (0.5/sqrt(2m) = {se:.4f}) from 0.5; "
-        f"{verdict} (p = {pvalue:.3g})"
-    )
+    text = f"accuracy {accuracy:.4f} is {units:+.1f} binomial SE (0.5/sqrt(2m) = {se:.4f}) from 0.5"
+    if alpha is None:
+        text += f" (p = {pvalue:.3g})"
+    else:
+        verdict = (
+            "consistent with chance: the two sets are not told apart"
+            if pvalue > alpha
+            else "above chance: the classifier tells the two sets apart"
+        )
+        text += f"; at alpha = {alpha:g}, {verdict} (p = {pvalue:.3g})"
     if classifier == "logistic":
         text += "; logistic is linear and blind to differences in spread or dependence"
     elif not standard:
@@ -510,7 +551,6 @@ def _summarise(
         fold_auc=fold_auc,
         n_per_class=m,
         classifier=classifier,
-        reading=_reading(accuracy, pvalue, m, classifier, standard),
         epochs=epochs,
         hit_max_epochs=hit_max,
         z=z,
@@ -521,4 +561,5 @@ def _summarise(
         seed_used=seed_used,
         _n_train=n_train,
         _n_test=n_test,
+        _standard=standard,
     )

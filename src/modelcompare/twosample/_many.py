@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from modelcompare._foundation.errors import ConvergenceWarning
-from modelcompare._foundation.results import Result, result_class
+from modelcompare._foundation.results import CollectionResult, result_class
 from modelcompare._foundation.seeds import SeedLike
 from modelcompare._foundation.validation import (
     check_int,
@@ -33,12 +33,12 @@ __all__ = ["C2STManyResult", "c2st_many", "pair_key"]
 
 
 @result_class
-class C2STManyResult(Result):
+class C2STManyResult(CollectionResult):
     """Result of :func:`c2st_many`: a collection of one :class:`C2STResult` per pair, and a table.
 
     Each pair's result is a test (``res[i].statistic``, ``res[i].pvalue``,
     ``res[i].decision(alpha)``); the collection itself makes no decision and applies no
-    multiplicity correction.
+    multiplicity correction. ``print(res)`` shows the table.
 
     Attributes
     ----------
