@@ -7,6 +7,7 @@ import json
 import math
 import os
 import resource
+import socket
 import subprocess
 import sys
 import time
@@ -27,6 +28,9 @@ class CliCase:
     id: str
     argv: tuple[str, ...]
     quick: bool = False
+    # environment variables set for the run, and the exit codes it may end with
+    env: tuple[tuple[str, str], ...] = ()
+    codes: tuple[int, ...] = (2, 3)
 
 
 def cli_files(folder: Path) -> dict[str, str]:
@@ -81,6 +85,30 @@ def cli_files(folder: Path) -> dict[str, str]:
         encoding="utf-8",
     )
     out["sweep_huge"] = str(huge_folds)
+    good = folder / "good.npy"
+    truncated = folder / "truncated.npy"
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    objects = folder / "objects.npy"
+    np.save(objects, np.array([[1.0, None]] * 40, dtype=object), allow_pickle=True)
+    for name, path in (("truncated", truncated), ("objects", objects)):
+        sweep = folder / f"sweep_{name}.json"
+        test = {"test": "c2st", "x": "ref", "y": "alt", "options": {"classifier": "logistic"}}
+        sweep.write_text(
+            json.dumps({"data": {"ref": str(good), "alt": str(path)}, "tests": [test]}),
+            encoding="utf-8",
+        )
+        out[f"sweep_{name}"] = str(sweep)
+        out[f"sweep_{name}_out"] = str(folder / f"sweep_{name}.csv")
+    # an `out` that a running sweep holds: this process, alive while the case runs
+    locked = folder / "sweep_locked.csv"
+    lock = locked.with_name(locked.name + ".lock")
+    lock.write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid()}), "utf-8")
+    out["sweep_locked_out"] = str(locked)
+    out["sweep_good"] = str(folder / "sweep_good.json")
+    test = {"test": "c2st", "x": "ref", "y": "alt", "options": {"classifier": "logistic"}}
+    Path(out["sweep_good"]).write_text(
+        json.dumps({"data": {"ref": str(good), "alt": str(good)}, "tests": [test]}), "utf-8"
+    )
     return out
 
 
@@ -192,7 +220,43 @@ def cli_catalogue(f: dict[str, str]) -> list[CliCase]:
             ("report", "--pit", pit, "--x", x, "--x-eval", x, "--n-resamples", "1000000000000"),
         ),
         CliCase("cli report:ranks_no_s", ("report", "--ranks", f["cat"])),
+        CliCase(
+            "cli sweep:truncated_data",
+            ("sweep", f["sweep_truncated"], "--out", f["sweep_truncated_out"], "-q"),
+            quick=True,
+            codes=(3,),
+        ),
+        CliCase(
+            "cli sweep:object_data",
+            ("sweep", f["sweep_objects"], "--out", f["sweep_objects_out"], "-q"),
+            codes=(3,),
+        ),
+        CliCase(
+            "cli sweep:out_locked",
+            ("sweep", f["sweep_good"], "--out", f["sweep_locked_out"], "-q"),
+            codes=(3,),
+        ),
     ]
+    # an invalid memory limit is refused at start-up, by every subcommand, before any work
+    invalid_limit = {
+        "c2st": ("c2st", good, good, "--classifier", "logistic"),
+        "relative": ("relative", good, good, good),
+        "coverage": ("coverage", "--pit", pit),
+        "granularity": ("granularity", f["cat"], "--n-categories", "4"),
+        "cv": ("cv", f["scores_one"], "--n-train", "90", "--n-test", "10"),
+        "sweep": ("sweep", f["sweep_good"], "--out", f["sweep_locked_out"] + ".x.csv"),
+        "report": ("report", "--pit", pit),
+    }
+    for command, argv in invalid_limit.items():
+        cases.append(
+            CliCase(
+                f"cli {command}:MODELCOMPARE_MAX_MEMORY=lots",
+                argv,
+                quick=command == "granularity",
+                env=(("MODELCOMPARE_MAX_MEMORY", "lots"),),
+                codes=(2,),
+            )
+        )
     return cases
 
 
@@ -226,6 +290,7 @@ def run_cli_case(case: CliCase, *, timeout: float = CLI_TIMEOUT) -> Outcome:
 
     src = str(Path(modelcompare.__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": src, "OMP_NUM_THREADS": "1", "MODELCOMPARE_DEBUG": "0"}
+    env.update(case.env)
     command = [sys.executable, "-c", "from modelcompare.cli import app; app()", *case.argv]
     start = time.perf_counter()
     try:
@@ -242,7 +307,7 @@ def run_cli_case(case: CliCase, *, timeout: float = CLI_TIMEOUT) -> Outcome:
         return Outcome("escape", f"timeout after {timeout:g} s", time.perf_counter() - start)
     seconds = time.perf_counter() - start
     errors = [line for line in done.stderr.splitlines() if line.startswith("Error")]
-    if done.returncode not in (2, 3):
+    if done.returncode not in case.codes:
         tail = (done.stderr.strip().splitlines() or [""])[-1][:160]
         return Outcome("escape", f"exit {done.returncode}: {tail}", seconds)
     if "Traceback" in done.stderr:

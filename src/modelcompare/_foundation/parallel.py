@@ -13,17 +13,17 @@ from modelcompare._foundation.results import to_builtin
 __all__ = ["flatten_config", "flatten_output"]
 
 
-def _cell(value: Any) -> Any:
-    """One table cell: scalars stay, lists and dicts become JSON text."""
-    value = to_builtin(value, include_arrays=False)
+def _cell(value: Any, *, include_arrays: bool = False) -> Any:
+    """One table cell: scalars stay, lists and dicts become JSON text (arrays too, if asked)."""
+    value = to_builtin(value, include_arrays=include_arrays)
     if value is None or isinstance(value, bool | int | float | str):
         return value
     return json.dumps(value, sort_keys=True)
 
 
 def flatten_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """Config entries as table cells."""
-    return {str(k): _cell(v) for k, v in config.items()}
+    """Config entries as table cells; an array value is kept, as JSON text of its list."""
+    return {str(k): _cell(v, include_arrays=True) for k, v in config.items()}
 
 
 def flatten_output(out: Any) -> dict[str, Any]:

@@ -7,9 +7,25 @@ from typing import Any
 from modelcompare._foundation.optional import import_optional
 from modelcompare._foundation.validation import check_choice
 
-__all__ = ["import_torch", "resolve_device"]
+__all__ = ["check_device", "import_torch", "resolve_device"]
 
 DEVICES = ("cpu", "cuda", "mps", "gpu", "auto")
+
+
+def check_device(device: Any) -> Any:
+    """Check a device option without importing torch; returns it unchanged.
+
+    A device is one of :data:`DEVICES`, ``"cuda:<index>"`` or a ``torch.device``; whether the
+    device exists is checked later, by :func:`resolve_device`.
+    """
+    if type(device).__name__ == "device" and type(device).__module__.startswith("torch"):
+        return device
+    if isinstance(device, str) and device.startswith("cuda:") and device[5:].isdigit():
+        return device
+    if isinstance(device, str) and device.startswith("cuda:"):
+        msg = f"`device` must be 'cuda' or 'cuda:<index>' for a CUDA device; got {device!r}."
+        raise ValueError(msg)
+    return check_choice(device, "device", DEVICES)
 
 
 def import_torch(purpose: str, hint: str | None = None) -> Any:

@@ -195,7 +195,9 @@ def check_counts(counts: Any, name: str = "counts", *, ndims: tuple[int, ...] = 
     return np.array(arr, dtype=np.int64)
 
 
-def check_probabilities(p: Any, name: str = "p", *, tol: float = 1e-6) -> np.ndarray:
+def check_probabilities(
+    p: Any, name: str = "p", *, tol: float = 1e-6, table_shape: tuple[int, ...] | None = None
+) -> np.ndarray:
     """Validate a probability vector: finite, non-negative, summing to 1 within ``tol``.
 
     Parameters
@@ -206,6 +208,8 @@ def check_probabilities(p: Any, name: str = "p", *, tol: float = 1e-6) -> np.nda
         Argument name used in error messages.
     tol : float
         Allowed deviation of the sum from 1.
+    table_shape : tuple of int, optional
+        A shape that ``p`` may also have (a table read in C order); by default ``p`` is 1-D.
 
     Returns
     -------
@@ -213,6 +217,10 @@ def check_probabilities(p: Any, name: str = "p", *, tol: float = 1e-6) -> np.nda
         A new 1-D float64 array (the input is never modified).
     """
     arr = _numeric(as_numpy(p, name), name, "probabilities")
+    if arr.ndim > 1 and arr.shape != table_shape:
+        also = "" if table_shape is None else f" or of shape {table_shape}"
+        msg = f"`{name}` must be a 1-D vector of probabilities{also}; got shape {arr.shape}."
+        raise ValueError(msg)
     arr = np.array(arr, dtype=np.float64).reshape(-1)
     if arr.size == 0:
         msg = f"`{name}` is empty; it needs at least one probability."

@@ -207,8 +207,9 @@ class CategoricalReference:
 
         Parameters
         ----------
-        p : array-like, shape (c**L,)
-            Probabilities; non-negative, summing to 1 (within 1e-9).
+        p : array-like, shape (c**L,) or (c,) * L
+            Probabilities; non-negative, summing to 1 (within 1e-9). A table of shape
+            ``(c,) * L`` is read in C order, which is the ``itertools.product`` order.
         n_categories, length : int
             c and L.
         stairs : array-like of int, optional
@@ -221,7 +222,7 @@ class CategoricalReference:
         if size >= MAX_INDEX_SIZE or size > 2**31:
             msg = f"|Ω| = {c}^{L} is too large for a table; use a rule layout or from_function."
             raise ValueError(msg)
-        table = check_probabilities(p, "p", tol=1e-9)
+        table = check_probabilities(p, "p", tol=1e-9, table_shape=(c,) * L)
         if table.shape[0] != size:
             msg = f"`p` must have c**L = {size} entries; got {table.shape[0]}."
             raise ValueError(msg)

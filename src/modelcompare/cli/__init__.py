@@ -112,6 +112,11 @@ class _LazyGroup(click.Group):
             quiet_broken_pipe()
         sys.exit(code if isinstance(code, int) else 0)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        if not {"--help", "-h"} & set(ctx.args):  # the help of a subcommand needs no limit
+            _check_memory_limit()
+        return super().invoke(ctx)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [*_COMMANDS, *super().list_commands(ctx)]
 
@@ -134,3 +139,15 @@ class _LazyGroup(click.Group):
 )
 def app() -> None:
     """Calibrated statistics for comparing models."""
+
+
+def _check_memory_limit() -> None:
+    """Refuse an invalid ``MODELCOMPARE_MAX_MEMORY`` at start-up, for every subcommand (exit 2)."""
+    from modelcompare._foundation.resources import memory_limit
+    from modelcompare.cli._limits import EXIT_USAGE
+
+    try:
+        memory_limit()
+    except ValueError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)

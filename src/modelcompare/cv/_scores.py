@@ -334,6 +334,9 @@ def extract_scores(results: Any, *, names: Any = None, scoring: str | None = Non
         )
         table = ScoreTable(default, np.asarray(arr, dtype=float), None, "table")
     if names is not None:
+        if isinstance(names, str | bytes) or not hasattr(names, "__iter__"):
+            msg = f"`names` must be a sequence of model names; got {names!r}."
+            raise TypeError(msg)
         names = [str(n) for n in names]
         if len(names) != len(table.names):
             msg = f"`names` has {len(names)} entries for {len(table.names)} models."

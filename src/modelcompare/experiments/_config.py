@@ -284,6 +284,20 @@ def _load(path: str, columns: tuple | None) -> Any:
     return arr
 
 
+def _check_readable(files: Mapping[str, tuple[str, tuple | None]]) -> None:
+    """Read every data file once before any task runs: an unreadable one is a config error."""
+    from modelcompare._foundation.errors import ResourceLimitError
+    from modelcompare._foundation.io import DataError
+
+    for name, (path, columns) in files.items():
+        try:
+            _load(path, columns)
+        except ResourceLimitError:
+            raise
+        except (DataError, ValueError, TypeError, OSError) as exc:
+            raise _fail(f"data.{name}", str(exc)) from None
+
+
 def run_test_task(
     files: Mapping[str, tuple[str, tuple | None]],
     *,
@@ -385,6 +399,7 @@ def run_config(
         out = Path(base_dir) / str(out)
     seed = seed if seed is not None else config.get("seed")
     n_jobs = check_n_jobs(n_jobs) if n_jobs is not None else _config_n_jobs(config.get("n_jobs"))
+    _check_readable(files)
     fn = functools.partial(run_test_task, files)
     return run_sweep(
         fn, tasks, out=out, seed=seed, n_jobs=n_jobs, progress=progress, retry_failed=retry_failed

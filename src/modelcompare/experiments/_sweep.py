@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+import socket
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from modelcompare.experiments._run_many import (
     to_frame,
 )
 
-__all__ = ["parts_dir", "run_sweep"]
+__all__ = ["lock_path", "parts_dir", "run_sweep"]
 
 _META = "_sweep.json"
 FORMATS = {".parquet": "parquet", ".csv": "csv"}
@@ -89,6 +90,61 @@ def _write_table(frame: Any, path: Path, fmt: str) -> None:
     else:
         frame.to_csv(tmp, index=False)
     tmp.replace(path)
+
+
+def lock_path(out: str | os.PathLike[str]) -> Path:
+    """The lock file a running sweep holds next to ``out`` (``<out>.lock``)."""
+    out = Path(out)
+    return out.with_name(out.name + ".lock")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, owned by someone else
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold ``<out>.lock`` while a sweep writes ``out``; a second sweep on it is refused.
+
+    The lock records the host and the process id; a lock left by a process of this host that no
+    longer runs (a killed sweep) is taken over.
+    """
+    lock = lock_path(path)
+    mine = json.dumps({"host": socket.gethostname(), "pid": os.getpid()})
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            try:
+                holder = json.loads(lock.read_text())
+            except (OSError, ValueError):
+                holder = {}
+            same_host = holder.get("host") == socket.gethostname()
+            pid = holder.get("pid")
+            if same_host and isinstance(pid, int) and not _alive(pid):
+                with contextlib.suppress(FileNotFoundError):
+                    lock.unlink()  # stale: its sweep was killed
+                continue
+            msg = (
+                f"`out` {str(path)!r} is being written by another sweep (host "
+                f"{holder.get('host', '?')}, pid {pid if pid is not None else '?'}); wait for it "
+                f"to finish or write to another `out`. If no sweep is running, delete {str(lock)!r}."
+            )
+            raise ValueError(msg) from None
+        with os.fdopen(fd, "w") as handle:
+            handle.write(mine)
+        break
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            lock.unlink()
 
 
 def _resolve_base(parts: Path, seed: SeedLike) -> int:
@@ -163,6 +219,11 @@ def run_sweep(
     the key, so the table of a sweep resumed after an interruption equals the table of an
     uninterrupted run (``runtime_s`` aside). To start afresh, delete ``out`` and ``<out>.parts``.
 
+    One sweep at a time writes an ``out``: while it runs it holds ``<out>.lock`` (its host and
+    process id), and a second sweep on the same ``out`` is refused with a ``ValueError``. A lock
+    left by a killed sweep of the same host is taken over; on a shared file system, delete the
+    lock file of a sweep that was killed on another host.
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -179,6 +240,22 @@ def run_sweep(
     progress = check_flag(progress, "progress")
     retry_failed = check_flag(retry_failed, "retry_failed")
     configs_list, keys, _ = prepare_tasks(configs, 0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(path):
+        return _run_locked(fn, configs_list, keys, path, fmt, seed, n_jobs, progress, retry_failed)
+
+
+def _run_locked(
+    fn: Callable[..., Any],
+    configs_list: list[dict[str, Any]],
+    keys: list[str],
+    path: Path,
+    fmt: str,
+    seed: SeedLike,
+    n_jobs: int | None,
+    progress: bool,
+    retry_failed: bool,
+) -> Any:
     parts = parts_dir(path)
     base = _resolve_base(parts, seed)
 

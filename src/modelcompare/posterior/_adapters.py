@@ -231,6 +231,17 @@ class ZukoFlow(_TorchFlow):
     """
 
     def __init__(self, flow: Any, embedding: Any = None) -> None:
+        if not callable(flow):
+            msg = (
+                "`flow` must be a conditional zuko flow (a LazyDistribution, called with x); "
+                f"got {type(flow).__name__}."
+            )
+            raise TypeError(msg)
+        if embedding is not None and not callable(embedding):
+            msg = (
+                f"`embedding` must be callable (a module applied to x) or None; got {embedding!r}."
+            )
+            raise TypeError(msg)
         self.module = flow
         self.embedding = embedding
         self._base_checked = False
@@ -306,8 +317,11 @@ class NflowsFlow(_TorchFlow):
     def __init__(self, flow: Any) -> None:
         self.module = flow
         base = getattr(flow, "_distribution", None)
-        if base is None:
-            msg = f"{type(flow).__name__} has no `_distribution`; expected an nflows Flow."
+        if base is None or not hasattr(flow, "_transform"):
+            msg = (
+                "`flow` must be an nflows Flow (a base distribution and a transform); "
+                f"got {type(flow).__name__}."
+            )
             raise TypeError(msg)
         self._check_base(base, None, f"The nflows flow {type(flow).__name__}")
 

@@ -457,7 +457,8 @@ def local_coverage_test(
         99 levels k/100.
     regressor : {"hgb", "knn", "mlp", "logistic"} or object
         How r̂_{i,γ}(x) = P(P_i ≤ γ | x) is estimated (:func:`resolve_regressor`). The default
-        ``"hgb"`` is amortised over γ (one fit per covariate and per null trial).
+        ``"hgb"`` is amortised over γ (one fit per covariate and per null trial). A
+        scikit-learn classifier object is fitted once per level (:class:`PerLevelRegressor`).
     n_resamples : int
         B, the number of null trials (Algorithm 1).
     null : NullRegressors, optional

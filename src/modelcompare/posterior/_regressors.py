@@ -32,6 +32,21 @@ class _Constant:
         return np.full((x_eval.shape[0], self.n_levels), self.value)
 
 
+def _check_classifier(estimator: Any, name: str = "estimator") -> Any:
+    """Accept None or a scikit-learn classifier (``fit``, ``predict_proba``, ``get_params``)."""
+    if estimator is None or all(
+        callable(getattr(estimator, m, None)) for m in ("fit", "predict_proba", "get_params")
+    ):
+        return estimator
+    what = "a scikit-learn regressor" if hasattr(estimator, "get_params") else "not a classifier"
+    msg = (
+        f"`{name}` must be a scikit-learn classifier with `predict_proba` (it estimates "
+        f"P(u ≤ γ | x)){', or None' if name == 'estimator' else ''}; "
+        f"got {type(estimator).__name__}, {what}."
+    )
+    raise TypeError(msg)
+
+
 def _set_seed(estimator: Any, seed: int) -> Any:
     est = clone(estimator)
     if "random_state" in est.get_params():
@@ -79,7 +94,7 @@ class AmortizedRegressor:
     def __init__(
         self, estimator: Any = None, *, n_levels_per_sample: int = 4, rearrange: bool = True
     ) -> None:
-        self.estimator = estimator
+        self.estimator = _check_classifier(estimator)
         self.n_levels_per_sample = check_int(n_levels_per_sample, "n_levels_per_sample", low=1)
         self.rearrange = check_bool(rearrange, "rearrange")
         if estimator is not None:
@@ -159,7 +174,7 @@ class PerLevelRegressor:
     """
 
     def __init__(self, estimator: Any = None) -> None:
-        self.estimator = estimator
+        self.estimator = _check_classifier(estimator)
         self.name = "per-level-" + ("mlp" if estimator is None else type(estimator).__name__)
 
     def fit(self, x: np.ndarray, u: np.ndarray, levels: np.ndarray, seed: int) -> Any:
@@ -277,12 +292,17 @@ def resolve_regressor(regressor: Any) -> Any:
 
     Names: ``"hgb"`` (amortised boosting, the default), ``"knn"`` (150 nearest neighbours),
     ``"mlp"`` (per-level MLPClassifier, the paper), ``"logistic"`` (per-level logistic regression,
-    cheap). Any object with such a ``fit`` is returned as is.
+    cheap). A scikit-learn classifier (``LogisticRegression()``, say) is wrapped in
+    :class:`PerLevelRegressor`; a scikit-learn regressor is refused (the estimates are
+    probabilities, from ``predict_proba``). Any other object with such a ``fit`` is returned as is.
 
     Examples
     --------
     >>> resolve_regressor("knn").name
     'knn-150'
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> resolve_regressor(LogisticRegression()).name
+    'per-level-LogisticRegression'
     """
     if isinstance(regressor, str):
         check_choice(regressor, "regressor", _NAMED)
@@ -295,10 +315,12 @@ def resolve_regressor(regressor: Any) -> Any:
         from sklearn.linear_model import LogisticRegression
 
         return PerLevelRegressor(LogisticRegression())
+    if hasattr(regressor, "get_params"):  # a scikit-learn estimator: the paper's per-level mode
+        return PerLevelRegressor(_check_classifier(regressor, "regressor"))
     if not hasattr(regressor, "fit"):
         msg = (
-            "`regressor` must be one of 'hgb', 'knn', 'mlp', 'logistic' or an object with "
-            f"`fit(x, u, levels, seed)`; got {type(regressor).__name__}."
+            "`regressor` must be one of 'hgb', 'knn', 'mlp', 'logistic', a scikit-learn "
+            f"classifier or an object with `fit(x, u, levels, seed)`; got {type(regressor).__name__}."
         )
         raise TypeError(msg)
     return regressor

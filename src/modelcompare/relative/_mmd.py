@@ -625,7 +625,18 @@ def rel_mmd(
     moments = rel_mmd_moments(x, y, z, kernel, chunk_size=chunk_size)
     statistic = math.sqrt(n) * (moments["mmd2_p"] - moments["mmd2_q"])
     variance = n * (moments["var_p"] - 2.0 * moments["cov_pq"] + moments["var_q"])
-    pvalue, degenerate = guarded_pvalue(statistic, variance)
+    if all(bool((s == s[0]).all()) for s in (x, y, z)):
+        # each sample one repeated point: the statistic has no sampling spread, whatever the
+        # plug-in variance says, so there is no normal approximation to read a p-value from
+        warnings.warn(
+            "each of `x`, `y` and `z` is one repeated point: the relative test is not defined; "
+            "returning p = 1.",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
+        pvalue, degenerate = 1.0, True
+    else:
+        pvalue, degenerate = guarded_pvalue(statistic, variance)
     return RelMMDResult(
         statistic=float(statistic),
         pvalue=pvalue,

@@ -20,9 +20,11 @@ from modelcompare._foundation.results import (
     result_class,
 )
 from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.torch_support import check_device
 from modelcompare._foundation.validation import (
     check_bool,
     check_choice,
+    check_fraction,
     check_int,
     check_positive,
     check_same_width,
@@ -170,9 +172,8 @@ class C2STResult(TestResult):
         >>> bool(ci.low < res.statistic < ci.high)
         True
         """
-        return corrected_interval(
-            self.fold_accuracy, self._n_train, self._n_test, float(confidence_level)
-        )
+        level = check_fraction(confidence_level, "confidence_level")
+        return corrected_interval(self.fold_accuracy, self._n_train, self._n_test, level)
 
 
 def _zscore(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -306,6 +307,30 @@ def _c2st_iv(
         hidden = tuple(check_int(h, "hidden", low=1) for h in hidden)
     max_epochs = check_int(max_epochs, "max_epochs", low=1)
     return n_folds, classifier, noise_scale, hidden, max_epochs
+
+
+def check_mlp_options(classifier: str, hidden: Any, device: Any) -> None:
+    """Check ``device``, and refuse or flag the MLP-only options given to the logistic classifier.
+
+    ``hidden`` with ``classifier="logistic"`` is refused (the widths describe a network that is
+    not trained); a ``device`` other than the CPU is checked, then ignored with a warning.
+    """
+    check_device(device)
+    if classifier != "logistic":
+        return
+    if hidden is not None:
+        msg = (
+            f"`hidden` sets the MLP's widths and does not apply to `classifier`='logistic'; "
+            f"got hidden={hidden!r}. Leave it None, or pass classifier='mlp'."
+        )
+        raise ValueError(msg)
+    if str(device) != "cpu":
+        warnings.warn(
+            f"`device`={device!r} is ignored by `classifier`='logistic', which runs on the CPU "
+            "(scikit-learn).",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def check_flags(z_score: Any, progress: Any) -> tuple[bool, bool | Callable[[int], None]]:
@@ -467,6 +492,7 @@ def c2st(
     n_folds, classifier, noise_scale, hidden, max_epochs = _c2st_iv(
         n_folds, classifier, noise_scale, hidden, max_epochs
     )
+    check_mlp_options(classifier, hidden, device)
     z_score, progress = check_flags(z_score, progress)
     data, labels, folds, m, fold_seed, seed_used = prepare_run(
         x, y, n_folds=n_folds, seed=seed, z_score=z_score, noise_scale=noise_scale

@@ -25,6 +25,7 @@ from modelcompare.twosample._api import (
     _summarise,
     check_flags,
     check_mlp_memory,
+    check_mlp_options,
     import_mlp_torch,
     prepare_run,
 )
@@ -281,6 +282,7 @@ def c2st_many(
     n_folds, classifier, noise_scale, hidden, max_epochs = _c2st_iv(
         n_folds, classifier, noise_scale, hidden, max_epochs
     )
+    check_mlp_options(classifier, hidden, device)
     z_score, progress = check_flags(z_score, progress)
     n_jobs = check_n_jobs(n_jobs)
     if group_size is not None:
