@@ -368,7 +368,9 @@ class LocalCoverageResult(TestResult):
         Algorithm 2: pointwise null quantiles of r̂^{(b)}_γ(x₀) over the B trials.
     confidence_level : float
         Coverage of the Algorithm 2 band.
-    band_correction, statistic_type, correction, eval_correction, regressor : str
+    band_correction : str or None
+        The band correction the test ran with.
+    statistic_type, correction, eval_correction, regressor : str
         The options the test ran with.
     n, n_resamples : int
         Calibration pairs and null trials B.
@@ -402,7 +404,7 @@ class LocalCoverageResult(TestResult):
     band_low: np.ndarray
     band_high: np.ndarray
     confidence_level: float
-    band_correction: str
+    band_correction: str | None
     statistic_type: str
     correction: str
     eval_correction: str
@@ -433,7 +435,7 @@ def local_coverage_test(
     correction: str = "bonferroni",
     eval_correction: str = "holm",
     confidence_level: float = 0.95,
-    band_correction: str = "bonferroni",
+    band_correction: str | None = "bonferroni",
     seed: SeedLike = None,
     n_jobs: int | None = None,
 ) -> LocalCoverageResult:
@@ -471,8 +473,9 @@ def local_coverage_test(
         adjusted value).
     confidence_level : float
         Coverage of the Algorithm 2 bands.
-    band_correction : {"bonferroni", "none"}
-        Whether the band level is Bonferroni-adjusted over the m covariates (η/m).
+    band_correction : {"bonferroni", None}
+        Whether the band level is Bonferroni-adjusted over the m covariates (η/m, default) or
+        not (``None``).
     seed : int, Generator or None
         Seeds the null draws and every regressor. With an int, the null fits equal
         ``fit_null_regressors(x, ..., seed=seed)``.
@@ -526,7 +529,8 @@ def local_coverage_test(
     correction = check_choice(correction, "correction", ("bonferroni", "harmonic"))
     eval_correction = check_choice(eval_correction, "eval_correction", EVAL_CORRECTIONS)
     confidence_level = check_fraction(confidence_level, "confidence_level")
-    band_correction = check_choice(band_correction, "band_correction", ("bonferroni", "none"))
+    if band_correction is not None:
+        band_correction = check_choice(band_correction, "band_correction", ("bonferroni",))
     n_jobs = check_n_jobs(n_jobs)
     rng, seed_used = check_seed(seed)
     null_rng, obs_rng = rng.spawn(2)
