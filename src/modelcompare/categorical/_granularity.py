@@ -142,26 +142,26 @@ class GranularityResult(ScoreResult):
         return "\n".join(lines)
 
 
-def _check_k_range(k_range: Any, s: int, limit: int, why: str) -> list[int]:
+def _check_k_range(n_bins_grid: Any, s: int, limit: int, why: str) -> list[int]:
     """Sorted distinct levels, each an int in [s, limit]; checked before anything is computed."""
-    if isinstance(k_range, range) and k_range:  # bounded up front, never materialised first
-        top = max(k_range[0], k_range[-1])
+    if isinstance(n_bins_grid, range) and n_bins_grid:  # bounded up front, never materialised first
+        top = max(n_bins_grid[0], n_bins_grid[-1])
         if top > limit:
-            raise ValueError(limit_message("k_range", top, limit, why))
-    if isinstance(k_range, str | bytes) or not isinstance(k_range, Iterable):
-        msg = f"`k_range` must be an iterable of ints; got {k_range!r}."
+            raise ValueError(limit_message("n_bins_grid", top, limit, why))
+    if isinstance(n_bins_grid, str | bytes) or not isinstance(n_bins_grid, Iterable):
+        msg = f"`n_bins_grid` must be an iterable of ints; got {n_bins_grid!r}."
         raise TypeError(msg)
     ks: set[int] = set()
-    for k in k_range:
+    for k in n_bins_grid:
         if isinstance(k, bool | np.bool_) or not isinstance(k, numbers.Integral):
-            msg = f"`k_range` must be an iterable of ints; got the element {k!r}."
+            msg = f"`n_bins_grid` must be an iterable of ints; got the element {k!r}."
             raise TypeError(msg)
         if int(k) > limit:
-            raise ValueError(limit_message("k_range", int(k), limit, why))
+            raise ValueError(limit_message("n_bins_grid", int(k), limit, why))
         ks.add(int(k))
     out = sorted(ks)
     if not out or out[0] < s:
-        msg = f"`k_range` must be non-empty with every k >= s={s}; got {k_range!r}."
+        msg = f"`n_bins_grid` must be non-empty with every k >= s={s}; got {n_bins_grid!r}."
         raise ValueError(msg)
     return out
 
@@ -170,7 +170,7 @@ def _granularity_iv(
     p: Any,
     samples: Any,
     reference_samples: Any,
-    k_range: Any,
+    n_bins_grid: Any,
     mode: str | None,
     split_fraction: float,
 ) -> tuple[CategoricalReference | None, np.ndarray, np.ndarray | None, list[int], str]:
@@ -203,11 +203,11 @@ def _granularity_iv(
     s = n_st + 1 if p is not None else 1
     n_pooled = rows.shape[0] + (ref_rows.shape[0] if ref_rows is not None else 0)
     limit, why = max_bins(p, adaptive=True, n_rows=n_pooled)
-    if k_range is None:
+    if n_bins_grid is None:
         ks = list(range(s, 2 * s + 1)) if p is not None else [2, 3, 4]
         ks = [k for k in ks if k <= limit]  # tiny spaces: the default stops at the finest level
     else:
-        ks = _check_k_range(k_range, s, limit, why)
+        ks = _check_k_range(n_bins_grid, s, limit, why)
     check_fraction(split_fraction, "split_fraction")
     return p, rows, ref_rows, ks, mode
 
@@ -218,7 +218,7 @@ def granularity(
     *,
     epsilon: float = 0.1,
     alpha: float = 0.05,
-    k_range: Any = None,
+    n_bins_grid: Any = None,
     mode: str | None = None,
     split: bool = False,
     split_fraction: float = 0.5,
@@ -247,8 +247,8 @@ def granularity(
         ε_test, a bound on the ℓ2 norm ‖p^B − q^B‖₂ (default 0.1, the paper's).
     alpha : float
         The level α of each closeness test, in (0, 1) (default 0.05).
-    k_range : iterable of int, optional
-        Levels to evaluate (default s..2s), each at most the finest partition: |Ω⁺| + 1 with a
+    n_bins_grid : iterable of int, optional
+        The granularities k (numbers of bins) to evaluate (default s..2s), each at most the finest partition: |Ω⁺| + 1 with a
         reference, the number of pooled rows without one. A ``range`` is bounded before it is
         iterated.
     mode : str, optional
@@ -279,7 +279,7 @@ def granularity(
     Raises
     ------
     TypeError
-        If ``p`` is neither a :class:`CategoricalReference` nor None, or ``k_range`` is not an
+        If ``p`` is neither a :class:`CategoricalReference` nor None, or ``n_bins_grid`` is not an
         iterable of ints.
     ValueError
         For invalid samples, a level below s or above the finest partition, or a bad option.
@@ -313,7 +313,7 @@ def granularity(
     (8, True)
     """
     p, rows, ref_rows, ks, mode = _granularity_iv(
-        p, samples, reference_samples, k_range, mode, split_fraction
+        p, samples, reference_samples, n_bins_grid, mode, split_fraction
     )
     two_sample = ref_rows is not None
     split = check_bool(split, "split")
