@@ -71,7 +71,7 @@ def commands(bad: str, good: str) -> dict[str, list[str]]:
 
 BAD_OPTIONS = {
     "c2st": [["--alpha", "nan"], ["--n-folds", "inf"], ["--n-folds", "1"], ["--classifier", "x"]],
-    "relative": [["--alpha", "nan"], ["--locations", "nan"], ["--seed", "-1"], ["--test", "x"]],
+    "relative": [["--alpha", "nan"], ["--n-locations", "nan"], ["--seed", "-1"], ["--test", "x"]],
     "coverage": [["--n-null", "0"], ["--alpha", "2"], ["--n-alphas", "inf"]],
     "granularity": [["--alpha", "nan"], ["--n-bins-max", "nan"], ["--reference", "stairs:c=inf"]],
     "cv": [["--rope", "nan"], ["--alpha", "nan"], ["--n-train", "inf"], ["--n-test", "nan"]],

@@ -343,7 +343,7 @@ def select_locations(
     criterion ``(Û²_P(S) − Û²_Q(S)) / √(ν̂(S) + reg)`` of the enlarged set S, until ``n_locations``
     are chosen (the paper's CIFAR-10 and MNIST experiments pick informative images this way in
     spirit). Pass the result's ``locations`` to :func:`modelcompare.rel_ume` with
-    ``optimize=False`` on **other** data to test.
+    ``optimizer=None`` on **other** data to test.
 
     Parameters
     ----------
