@@ -356,8 +356,8 @@ def test_granularity_validation(p6):
         granularity(p6, x, mode="permutation")
     with pytest.raises(ValueError, match="length L=6"):
         granularity(p6, x[:, :5])
-    with pytest.raises(ValueError, match="split_fraction"):
-        granularity(p6, x, split=True, split_fraction=1.5)
+    with pytest.raises(ValueError, match="train_fraction"):
+        granularity(p6, x, split=True, train_fraction=1.5)
     with pytest.raises(ValueError, match=r"outside 0\.\.5"):
         granularity(p6, x + 1)
     with pytest.raises(ValueError, match="alpha"):

@@ -172,7 +172,7 @@ def _granularity_iv(
     reference_samples: Any,
     n_bins_grid: Any,
     mode: str | None,
-    split_fraction: float,
+    train_fraction: float,
 ) -> tuple[CategoricalReference | None, np.ndarray, np.ndarray | None, list[int], str]:
     if p is not None and not isinstance(p, CategoricalReference):
         msg = (
@@ -208,7 +208,7 @@ def _granularity_iv(
         ks = [k for k in ks if k <= limit]  # tiny spaces: the default stops at the finest level
     else:
         ks = _check_k_range(n_bins_grid, s, limit, why)
-    check_fraction(split_fraction, "split_fraction")
+    check_fraction(train_fraction, "train_fraction")
     return p, rows, ref_rows, ks, mode
 
 
@@ -221,7 +221,7 @@ def granularity(
     n_bins_grid: Any = None,
     mode: str | None = None,
     split: bool = False,
-    split_fraction: float = 0.5,
+    train_fraction: float = 0.5,
     reference_samples: Any = None,
     epsilon0: float | None = None,
     n_resamples: int = 999,
@@ -256,10 +256,10 @@ def granularity(
         batch-majority rule), ``"amplified"``, ``"cantelli"``, ``"asymptotic"``, ``"mc"`` or
         ``"tv-bound"``. Two-sample: ``"threshold"`` (default) or ``"permutation"``.
     split : bool
-        If True, choose B*_k on a random ``split_fraction`` of the samples and test on the rest.
+        If True, choose B*_k on a random ``train_fraction`` of the samples and test on the rest.
         This removes the selection bias (calibrated modes then hold their level α per k under
         q = p) at the price of fewer tested samples and a B*_k fitted to a noisier q̂.
-    split_fraction : float
+    train_fraction : float
         Share of the samples used to choose the bins when ``split``.
     reference_samples : array-like, optional
         Draws from the reference, for the two-sample mode (CDVV statistic on the binned counts).
@@ -313,7 +313,7 @@ def granularity(
     (8, True)
     """
     p, rows, ref_rows, ks, mode = _granularity_iv(
-        p, samples, reference_samples, n_bins_grid, mode, split_fraction
+        p, samples, reference_samples, n_bins_grid, mode, train_fraction
     )
     two_sample = ref_rows is not None
     split = check_bool(split, "split")
@@ -331,9 +331,9 @@ def granularity(
     if split:
 
         def halves(x: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
-            n_fit = math.floor(split_fraction * x.shape[0])
+            n_fit = math.floor(train_fraction * x.shape[0])
             if n_fit < 1 or x.shape[0] - n_fit < 2:
-                msg = f"`{name}` has too few rows ({x.shape[0]}) to split at {split_fraction}."
+                msg = f"`{name}` has too few rows ({x.shape[0]}) to split at {train_fraction}."
                 raise ValueError(msg)
             perm = r_split.permutation(x.shape[0])
             return x[perm[:n_fit]], x[perm[n_fit:]]
