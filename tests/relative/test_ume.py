@@ -204,7 +204,7 @@ def test_unequal_sizes(rng):
 
 def test_bad_inputs():
     x = np.zeros((10, 2))
-    with pytest.raises(ValueError, match="`locations`"):
+    with pytest.raises(ValueError, match="`n_locations`"):
         rel_ume(x, x, x, n_locations=0)
     with pytest.raises(ValueError, match=r"\(J, 2\)"):
         rel_ume(x, x, x, locations=np.zeros((2, 3)))

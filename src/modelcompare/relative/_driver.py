@@ -168,8 +168,8 @@ class FeatureMap(ABC):
     ) -> PairedStats:
         """Û², ζ̂ and ν̂ at fixed locations and σ², in chunked passes over the rows.
 
-        ``locations_from`` is the option the locations come from (``"locations"`` or
-        ``"params"``), named when there are too many of them for the memory limit.
+        ``locations_from`` is the option the locations come from (``"n_locations"``,
+        ``"locations"`` or ``"params"``), named when there are too many of them for the memory limit.
         """
 
     @abstractmethod
@@ -208,7 +208,7 @@ def fit_parameters(
     check_memory(
         features.fit_bytes(j),
         f"optimising {j} test locations on {features.n_rows} training rows",
-        "locations",
+        "locations" if fixed else "n_locations",
     )
     v0 = locations if fixed else pooled_random_rows(features.pool, locations, loc_rng)
     sigma0, s2b = features.initial_width(bandwidth, opts.sigma2_bounds, med_rng)
@@ -334,7 +334,13 @@ def relative_test(
         v,
         sigma2,
         chunk_size=settings.chunk_size,
-        locations_from="locations" if params is None else "params",
+        locations_from=(
+            "params"
+            if params is not None
+            else "n_locations"
+            if settings.locations is None
+            else "locations"
+        ),
     )
     pvalue, degenerate = guarded_pvalue(stats.statistic, stats.variance, stacklevel=4)
     return features.result_type(
