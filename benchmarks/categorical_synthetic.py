@@ -80,7 +80,7 @@ def run(
             reject[t, i] = res.decisions
             score[t, i] = res.value
             for j, k in enumerate(KS):  # a fresh random binning per model and trial
-                b = random_binning(p, k, seed=child)
+                b = random_binning(p, n_bins=k, seed=child)
                 tv_rand[t, i, j] = 0.5 * np.abs(b.p_binned - b.counts(x) / m).sum()
     tau_star = np.array([[_tau(tv_star[t, :, j]) for j in range(len(KS))] for t in range(trials)])
     tau_rand = np.array([[_tau(tv_rand[t, :, j]) for j in range(len(KS))] for t in range(trials)])

@@ -43,18 +43,18 @@ ALPHA = 0.05
 def methods(preset, with_fssd=True):
     out = {
         "Rel-UME J=1": lambda s: (
-            rel_ume(s["x"], s["y"], s["z"], locations=1, preset=preset, seed=s["seed"]).pvalue
+            rel_ume(s["x"], s["y"], s["z"], n_locations=1, optimizer=preset, seed=s["seed"]).pvalue
         ),
         "Rel-UME J=5": lambda s: (
-            rel_ume(s["x"], s["y"], s["z"], locations=5, preset=preset, seed=s["seed"]).pvalue
+            rel_ume(s["x"], s["y"], s["z"], n_locations=5, optimizer=preset, seed=s["seed"]).pvalue
         ),
     }
     if with_fssd:
         out["Rel-FSSD J=1"] = lambda s: (
-            rel_fssd(s["p"], s["q"], s["z"], locations=1, preset=preset, seed=s["seed"]).pvalue
+            rel_fssd(s["p"], s["q"], s["z"], n_locations=1, optimizer=preset, seed=s["seed"]).pvalue
         )
         out["Rel-FSSD J=5"] = lambda s: (
-            rel_fssd(s["p"], s["q"], s["z"], locations=5, preset=preset, seed=s["seed"]).pvalue
+            rel_fssd(s["p"], s["q"], s["z"], n_locations=5, optimizer=preset, seed=s["seed"]).pvalue
         )
     out["Rel-MMD"] = lambda s: rel_mmd(s["x"], s["y"], s["z"], seed=s["seed"]).pvalue
     return out

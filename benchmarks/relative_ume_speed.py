@@ -5,7 +5,7 @@ Two measurements:
 1. Fixed locations: n rows of P, Q, R, d = 50, J = 10. Reference = a faithful re-implementation of
    the kmod/kgof formulation: full n × J feature matrices from kgof's ``dist2_matrix``
    (``np.sum(X**2, 1)`` makes an n × d temporary) and freqopttest's U-statistic/variance formulas.
-   Ours = ``modelcompare.rel_ume(..., optimize=False)`` (chunked single pass).
+   Ours = ``modelcompare.rel_ume(..., optimizer=None)`` (chunked single pass).
 2. Location/width optimisation: J = 5, d = 50, n rows. Reference = kmod's objective on full feature
    matrices, differentiated by reverse-mode autodiff (torch here, standing in for the retired
    ``autograd`` package kmod used), with kmod's L-BFGS-B options. Ours = ``optimize_ume`` with the
@@ -30,7 +30,7 @@ import tracemalloc
 
 import numpy as np
 
-from modelcompare import optimize_ume, rel_ume
+from modelcompare import OptimizerOptions, optimize_ume, rel_ume
 from modelcompare.relative._optimize import (
     default_sigma2_bounds,
     location_bounds,
@@ -160,7 +160,7 @@ def fixed_locations(n, d, j, repeat):
     v = rng.standard_normal((j, d))
     bw = math.sqrt(d)
     data_bytes = x.nbytes + y.nbytes + z.nbytes
-    ours = lambda: rel_ume(x, y, z, locations=v, bandwidth=bw, optimize=False, seed=0)
+    ours = lambda: rel_ume(x, y, z, locations=v, bandwidth=bw, optimizer=None, seed=0)
     ref = lambda: ref_rel_ume(x, y, z, v, bw * bw)
     t_ref, (stat_ref, var_ref) = timed(ref, repeat)
     t_ours, res = timed(ours, repeat)
@@ -209,7 +209,13 @@ def optimisation(n, d, j, train_fraction, repeat):
 
     def ours():
         return optimize_ume(
-            xt, yt, zt, locations=v0, bandwidth=sigma0, seed=0, bandwidth_bounds=(lo, hi)
+            xt,
+            yt,
+            zt,
+            locations=v0,
+            bandwidth=sigma0,
+            seed=0,
+            optimizer=OptimizerOptions(bandwidth_bounds=(lo, hi)),
         )
 
     # optimize_ume keeps array locations fixed, so time the free fit through the same driver
@@ -223,7 +229,7 @@ def optimisation(n, d, j, train_fraction, repeat):
 
     t_ours, out = timed(ours_free, repeat)
     crit_ours, it_ours = out[2], out[3]
-    t_full, res = timed(lambda: rel_ume(x, y, z, locations=j, seed=0), 1)
+    t_full, res = timed(lambda: rel_ume(x, y, z, n_locations=j, seed=0), 1)
     print(f"\n[optimisation] J={j} d={d}; optimiser on {n_tr:,} training rows of n={n:,}")
     print(
         f"  criterion ref {crit_ref:.6g} ({it_ref} it)  ours {crit_ours:.6g} ({it_ours} it)  "
@@ -233,7 +239,7 @@ def optimisation(n, d, j, train_fraction, repeat):
         f"  time      ref {t_ref:.3f} s  ours {t_ours:.3f} s  ratio ref/ours {t_ref / t_ours:.2f}"
     )
     print(
-        f"  full rel_ume(optimize=True) on n={n:,} (fit + test on the rest): {t_full:.3f} s, "
+        f"  full rel_ume (optimised) on n={n:,} (fit + test on the rest): {t_full:.3f} s, "
         f"train criterion {res.train_criterion:.4g}"
     )
     del ours

@@ -37,7 +37,7 @@ for col, w in enumerate((0.5, 0.3)):
     top.legend(loc="lower left", fontsize="small")
 
     # the test: one location and the width optimised on 20 % of the data, tested on the rest
-    res = rel_fssd(p, q, z, locations=1, seed=0)
+    res = rel_fssd(p, q, z, n_locations=1, seed=0)
 
     # bottom: the criterion at every grid point, at a fixed width of 1 (a map, not a test)
     bottom = axes[1, col]
@@ -55,6 +55,6 @@ plt.show()
 # Rel-FSSD's null hypothesis is about the discrepancies *at the chosen locations*: "P's shape is
 # at least as close to R's as Q's, as seen by these features". With one location placed where Q's
 # shape is better the test rejects even with equal weights, where the two models are equally good
-# overall; swapping the models (``rel_fssd(q, p, z, locations=1, seed=0)``) rejects just as
+# overall; swapping the models (``rel_fssd(q, p, z, n_locations=1, seed=0)``) rejects just as
 # strongly with a location at the left mode. Read a rejection with its locations: each model is
 # better somewhere, and the map shows where.

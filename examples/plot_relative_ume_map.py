@@ -37,7 +37,7 @@ for col, w in enumerate((0.5, 0.3)):
     top.legend(loc="upper center", fontsize="small")
 
     # the test: one location and the width optimised on 20 % of the rows, tested on the rest
-    res = rel_ume(x, y, z, locations=1, seed=0)
+    res = rel_ume(x, y, z, n_locations=1, seed=0)
 
     # bottom: the criterion at every grid point, at the width the test chose
     bottom = axes[1, col]

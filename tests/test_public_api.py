@@ -244,11 +244,20 @@ def test_same_seed_same_result(name: str) -> None:
 # vocabulary
 
 
-def _glossary_names() -> set[str]:
+def _glossary_section(title: str) -> str:
     text = GLOSSARY.read_text(encoding="utf-8")
-    return set(re.findall(r"^\| `([a-z_]+)`", text, flags=re.MULTILINE)) | set(
-        re.findall(r"^\| `[a-z_]+`, `([a-z_]+)`", text, flags=re.MULTILINE)
-    )
+    start = text.index(f"## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : None if end < 0 else end]
+
+
+def _glossary_names(title: str = "Argument names") -> set[str]:
+    """The names in the first column of a glossary table (several per row: `a`, `b`)."""
+    names: set[str] = set()
+    pattern = r"^\| ((?:`[A-Za-z_]+`(?:, )?)+) \|"
+    for cell in re.findall(pattern, _glossary_section(title), re.MULTILINE):
+        names |= set(re.findall(r"`([A-Za-z_]+)`", cell))
+    return names
 
 
 RETIRED = {
@@ -262,6 +271,11 @@ RETIRED = {
     "block_size": "chunk_size",
     "band_level": "confidence_level",
     "p_adjust": "correction",
+    "k": "n_bins (a binning) or n_locations (PowerCriterionMap.best)",
+    "k_range": "n_bins_grid",
+    "split_fraction": "train_fraction",
+    "optimize": "optimizer (None: no optimisation)",
+    "draws": "posterior_samples",
 }
 
 
@@ -330,3 +344,305 @@ def test_glossary_lists_the_result_kinds() -> None:
     text = GLOSSARY.read_text(encoding="utf-8")
     for kind in ("**test**", "**threshold test**", "**score**", "**check**", "**report**"):
         assert kind in text
+
+
+# ----------------------------------------------------------------------------------------------
+# the full vocabulary: every parameter of every public signature
+
+
+def _public_callables() -> list[tuple[str, Callable[..., Any]]]:
+    """Public functions, constructors of option and model classes, and public methods.
+
+    The constructors of dataclasses (results, fitted parameters, binnings) are left out: their
+    parameters are the fields they report, not options. ``OptimizerOptions`` is an options object,
+    so its constructor is in.
+    """
+    out: list[tuple[str, Callable[..., Any]]] = []
+    for name in mc.__all__:
+        obj = getattr(mc, name)
+        if inspect.isfunction(obj):
+            out.append((name, obj))
+        elif inspect.isclass(obj):
+            if not dataclasses.is_dataclass(obj) or obj is mc.OptimizerOptions:
+                out.append((name, obj))
+            for attr, value in vars(obj).items():
+                if not attr.startswith("_") and inspect.isfunction(value):
+                    out.append((f"{name}.{attr}", value))
+    return out
+
+
+def _parameters() -> list[tuple[str, inspect.Parameter]]:
+    out = []
+    for name, fn in _public_callables():
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+            continue
+        for p in sig.parameters.values():
+            if p.name in {"self", "cls"} or p.name.startswith("_"):
+                continue
+            if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+                continue
+            out.append((name, p))
+    return out
+
+
+#: Names that mean something in one part only (reviewed: a name used by two parts belongs in the
+#: glossary instead). name -> the part and what it is.
+PART_SPECIFIC: dict[str, str] = {
+    # two-sample (C2ST)
+    "hidden": "twosample: the MLP's hidden layer sizes",
+    "max_epochs": "twosample: the MLP's epoch limit",
+    "noise_scale": "twosample: sbibm's input noise",
+    "group_size": "twosample: tests per batched fit of c2st_many",
+    "pairs": "twosample and posterior: the (i, j) pairs a many-test or an independence test runs on",
+    # relative fit
+    "candidates": "relative: candidate locations of a power-criterion map",
+    "kernel": "relative: the kernel of Rel-MMD",
+    "result_or_map": "relative: what plot_power_criterion_map draws",
+    "preset": "relative: OptimizerOptions' named option set",
+    "max_iter": "relative: OptimizerOptions' L-BFGS-B iterations",
+    "tol_fun": "relative: OptimizerOptions' L-BFGS-B tolerance",
+    "locs_bounds_frac": "relative: OptimizerOptions' box on the locations",
+    "bandwidth_bounds": "relative: OptimizerOptions' bounds on the width",
+    "test": "relative and experiments: the test an option set or a power study is for",
+    "method": "a part's named variant of one estimator (fid, rel_mmd, sbc, pit_independence_test)",
+    # posterior
+    "atol": "posterior: check_flow's tolerance",
+    "band": "posterior: which band plot_global_pp draws",
+    "convention": "posterior: TARP's coverage convention",
+    "embedding": "posterior: the embedding net of a zuko flow",
+    "estimator": "posterior: the estimator a regressor wraps",
+    "index": "posterior: the evaluation point plot_local_pp draws",
+    "kind": "posterior: the band or plot variant",
+    "mean_matrix": "posterior: the affine Gaussian flow's mean map",
+    "n": "posterior: draws made by a test model's sample or simulate",
+    "n_levels_per_sample": "posterior: level draws per pair of the amortised regressor",
+    "n_neighbors": "posterior: the kNN regressor's K",
+    "noise_cov": "posterior: the Gaussian test model's noise",
+    "null": "posterior: precomputed null regressors",
+    "obj": "posterior: what as_flow adapts",
+    "offset": "posterior: the affine flow's offset",
+    "posterior": "posterior: an sbi posterior object",
+    "prior_cov": "posterior: the Gaussian test model's prior",
+    "rearrange": "posterior: monotone rearrangement of the amortised regressor",
+    "references": "posterior: TARP's reference points",
+    "scale": "posterior: the affine flow's scale",
+    "scale_factor": "posterior: the over/under-dispersion of the exact test flow",
+    "simultaneous": "posterior: the simultaneous band's construction",
+    "statistic": "posterior: the local coverage statistic",
+    "u": "posterior: the regression targets of a null regressor's fit",
+    "checks": "workflows: the report's checks",
+    "include_arrays": "workflows: whether the report's dict holds arrays",
+    # categorical
+    "add_frac": "categorical: perturb's added mass",
+    "epsilon": "categorical: the closeness tolerance ε",
+    "epsilon0": "categorical: the null side ε₀ of the closeness test",
+    "l1": "categorical: perturb's L1 distance",
+    "layout": "categorical: the stair distribution's layout",
+    "length": "categorical: the string length L of Ω",
+    "mode": "categorical: the closeness test's rule",
+    "name": "categorical: the argument name in CategoricalReference.check's messages",
+    "null_frac": "categorical: perturb's mass on the zero stair",
+    "positive_fraction": "categorical: the stair distribution's support share",
+    "ratio": "categorical: the stair distribution's step ratio",
+    "split": "categorical: choose the bins on a split of the samples",
+    "tv": "categorical: perturb's total-variation distance",
+    "variance_bound": "categorical: the variance bound of the closeness statistic",
+    # cross-validated comparison
+    "corrected": "cv: the Nadeau–Bengio corrected interval or the naive one",
+    "high": "cv: the upper end of a ConfidenceInterval",
+    "low": "cv: the lower end of a ConfidenceInterval",
+    "order": "cv: the row order of compare_models",
+    "prior": "cv: the Dirichlet prior of the Bayesian signed-rank test",
+    "scoring": "cv: the scorer of a search's results",
+    "value": "cv: the threshold of BayesianTTestResult.prob_greater",
+    "zero_method": "cv: scipy.stats.wilcoxon's zero handling",
+    # experiments
+    "ci_method": "experiments: the binomial interval of a power study",
+    "configs": "experiments: the configurations of run_many or run_sweep",
+    "fn": "experiments: the function a sweep runs",
+    "out": "experiments: the output directory",
+    "retry_failed": "experiments: rerun the failed tasks of a sweep",
+    "settings": "experiments: the settings a power study records",
+    "simulate": "experiments: the simulator of a power study",
+}
+
+#: concept -> kind -> (default, the public functions of that kind). The kinds and their reasons
+#: are the glossary's "Defaults that differ between kinds"; a concept not listed here has one
+#: default wherever it has one.
+DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
+    "n_resamples": {
+        "Monte Carlo p-value": (
+            999,
+            ("closeness_test", "two_sample_closeness_test", "granularity"),
+        ),
+        "simulated ECDF band": (1000, ("global_coverage_test",)),
+        "refitted null models": (
+            100,
+            ("local_coverage_test", "local_independence_test", "fit_null_regressors", "lc2st_nf"),
+        ),
+        "bootstrap standard error": (200, ("relative_fid",)),
+        "planned by the report": (None, ("validate_posterior",)),
+    },
+    "regressor": {
+        "local tests": (
+            "hgb",
+            ("local_coverage_test", "local_independence_test", "fit_null_regressors"),
+        ),
+        "report": ("knn", ("validate_posterior",)),
+    },
+    "classifier": {
+        "classifier tests": ("mlp", ("c2st", "c2st_many", "lc2st_nf")),
+        "report": ("logistic", ("validate_posterior",)),
+    },
+    "band_correction": {
+        "global bands": (None, ("global_coverage_test",)),
+        "local bands": ("bonferroni", ("local_coverage_test",)),
+    },
+    "n_bins": {
+        "PIT histogram": (None, ("global_coverage_test",)),
+        "chi-squared table": (5, ("pit_independence_test",)),
+        "SBC rank histogram": (20, ("sbc_test",)),
+    },
+    "reg": {
+        "power-criterion maps": (
+            1e-7,
+            ("power_criterion_map", "fssd_power_criterion_map", "select_locations"),
+        ),
+        "optimiser options (the preset's)": (None, ("OptimizerOptions",)),
+    },
+    "correction": {
+        "adjusting a family": ("holm", ("adjust_pvalues", "wilcoxon_holm")),
+        "scikit-learn's pairwise comparison": ("bonferroni", ("compare_models",)),
+        "combining across covariates": ("bonferroni", ("local_coverage_test",)),
+    },
+    "alpha": {
+        "a level fixed in advance": (
+            0.05,
+            (
+                "closeness_test",
+                "two_sample_closeness_test",
+                "granularity",
+                "nemenyi_test",
+                "power_study",
+                "plot_local_statistics",
+                "WilcoxonHolmResult.significant",
+                "WilcoxonHolmResult.cliques",
+                "PosteriorReport.failures",
+                "PosteriorReport.summary",
+                "PosteriorReport.to_html",
+            ),
+        ),
+        "the result's own level": (None, ("ClosenessResult.decision", "plot_critical_difference")),
+    },
+    "levels": {
+        "a credibility grid": (
+            None,
+            ("fit_null_regressors", "global_coverage_test", "local_coverage_test"),
+        ),
+        "credible intervals to report": (
+            (0.5, 0.75, 0.95),
+            ("BayesianTTestResult.credible_intervals",),
+        ),
+    },
+    "n_locations": {
+        "locations of a test": (
+            5,
+            ("rel_ume", "rel_fssd", "optimize_ume", "optimize_fssd", "select_locations"),
+        ),
+        "the best candidates of a map": (1, ("PowerCriterionMap.best",)),
+    },
+    "names": {
+        "names from the data": (
+            None,
+            ("compare_models", "friedman_test", "nemenyi_test", "wilcoxon_holm"),
+        ),
+        "a plot of two models": (("a", "b"), ("plot_posterior",)),
+    },
+    "train_fraction": {
+        "relative tests": (0.2, ("rel_ume", "rel_fssd")),
+        "granularity": (0.5, ("granularity",)),
+    },
+}
+
+
+def _defaults_of(argument: str) -> dict[str, Any]:
+    return {
+        name: p.default
+        for name, p in _parameters()
+        if p.name == argument and p.default is not inspect.Parameter.empty
+    }
+
+
+def test_every_parameter_name_is_in_the_glossary_or_part_specific() -> None:
+    known = _glossary_names() | _glossary_names("Data arguments")
+    unknown = sorted(
+        f"{name}({p.name})"
+        for name, p in _parameters()
+        if p.name not in known and p.name not in PART_SPECIFIC
+    )
+    assert unknown == [], (
+        f"name these in {GLOSSARY.name} (Argument names or Data arguments), or, if the name "
+        f"means something in one part only, add it to PART_SPECIFIC: {unknown}"
+    )
+
+
+def test_part_specific_names_are_not_glossary_names_and_are_used() -> None:
+    glossary = _glossary_names() | _glossary_names("Data arguments")
+    assert sorted(set(PART_SPECIFIC) & glossary) == []
+    used = {p.name for _, p in _parameters()}
+    assert sorted(set(PART_SPECIFIC) - used) == []
+
+
+def test_retired_names_are_gone_everywhere() -> None:
+    """Methods and constructors too, not only the functions."""
+    found = sorted(
+        f"{name}({p.name}) -> use {RETIRED[p.name]}"
+        for name, p in _parameters()
+        if p.name in RETIRED
+    )
+    assert found == []
+
+
+@pytest.mark.parametrize("concept", sorted(DEFAULTS))
+def test_one_default_per_kind(concept: str) -> None:
+    defaults = _defaults_of(concept)
+    claimed: set[str] = set()
+    for kind, (default, functions) in DEFAULTS[concept].items():
+        for fn in functions:
+            assert fn in defaults, f"{fn} has no default {concept} ({kind})"
+            assert defaults[fn] == default, f"{fn}({concept}={defaults[fn]!r}), {kind}: {default!r}"
+            claimed.add(fn)
+    unclassified = sorted(set(defaults) - claimed)
+    assert unclassified == [], f"say which kind of {concept} these are in DEFAULTS: {unclassified}"
+
+
+def _shown(default: Any) -> set[str]:
+    """How the glossary may write a default."""
+    if default is None:
+        return {"`None`"}
+    if isinstance(default, str):
+        return {f'`"{default}"`'}
+    if isinstance(default, tuple):
+        return {str(default).replace("'", '"'), str(default)}
+    return {str(default), f"{default:g}", f"{default:.0e}".replace("e-0", "e-")}
+
+
+def test_defaults_table_matches_the_glossary() -> None:
+    assert _glossary_names("Defaults that differ between kinds") == set(DEFAULTS)
+    text = _glossary_section("Defaults that differ between kinds")
+    for concept, kinds in DEFAULTS.items():
+        row = next(line for line in text.splitlines() if line.startswith(f"| `{concept}` |"))
+        for kind, (default, _) in kinds.items():
+            assert any(shown in row for shown in _shown(default)), (concept, kind, default)
+
+
+def test_every_other_glossary_concept_has_one_default() -> None:
+    """A concept without kinds in the glossary has the same default wherever it has one."""
+    mixed = {}
+    for concept in sorted(_glossary_names() - set(DEFAULTS)):
+        values = {repr(v) for v in _defaults_of(concept).values()}
+        if len(values) > 1:
+            mixed[concept] = _defaults_of(concept)
+    assert mixed == {}, f"give these one default, or kinds in DEFAULTS and the glossary: {mixed}"

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from modelcompare.relative import (
         FSSDParams,
         LocationSelection,
+        OptimizerOptions,
         PowerCriterionMap,
         RelFSSDResult,
         RelUMEResult,

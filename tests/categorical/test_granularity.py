@@ -49,7 +49,7 @@ def test_adaptive_binning_levels_follow_the_definition(p6, q4):
     tvs = []
     prev_labels = None
     for k in range(4, 9):
-        b = adaptive_binning(p6, x, k, seed=0)
+        b = adaptive_binning(p6, x, n_bins=k, seed=0)
         assert b.n_bins == k
         np.testing.assert_allclose(b.gains, gains, atol=1e-12)
         order = np.argsort(-gains, kind="stable")
@@ -73,7 +73,7 @@ def test_adaptive_binning_levels_follow_the_definition(p6, q4):
 
 
 def test_binning_assign_validates_rows(p6):
-    b = adaptive_binning(p6, p6.sample(200, seed=0), 5, seed=0)
+    b = adaptive_binning(p6, p6.sample(200, seed=0), n_bins=5, seed=0)
     lab = b.assign([[0, 0, 0, 0, 0, 0], [5, 5, 5, 5, 5, 5]])  # plain lists are accepted
     assert lab.tolist() == [b.assign(np.zeros((1, 6), int))[0], 4]  # 5^6 is on the zero stair
     with pytest.raises(ValueError, match="length L=6"):
@@ -91,7 +91,7 @@ def test_tv_bound_mode_through_granularity(p6, q4):
 
 def test_k_below_s_raises(p6):
     with pytest.raises(ValueError, match="below s=4"):
-        adaptive_binning(p6, p6.sample(100, seed=0), 3)
+        adaptive_binning(p6, p6.sample(100, seed=0), n_bins=3)
 
 
 def test_table_and_row_engines_agree():
@@ -123,17 +123,17 @@ def test_table_and_row_engines_agree():
 
 
 def test_random_binning_baseline(p6):
-    b = random_binning(p6, 5, seed=0)
+    b = random_binning(p6, n_bins=5, seed=0)
     lab = b.assign(index_to_rows(np.arange(p6.size), 6, 6))
     sizes = np.bincount(lab)
     assert sizes[:4].tolist() == [46656 // 5] * 4
     assert sizes[4] == 46656 - 4 * (46656 // 5)
     assert b.p_binned.sum() == pytest.approx(1.0)
     assert not np.array_equal(
-        lab, random_binning(p6, 5, seed=1).assign(index_to_rows(np.arange(p6.size), 6, 6))
+        lab, random_binning(p6, n_bins=5, seed=1).assign(index_to_rows(np.arange(p6.size), 6, 6))
     )
     big = stair_distribution(20, 20, 2, 3.0, layout="sort")
-    hb = random_binning(big, 7, seed=0)
+    hb = random_binning(big, n_bins=7, seed=0)
     x = big.sample(7000, seed=0)
     counts = hb.counts(x)
     np.testing.assert_allclose(hb.p_binned, 1 / 7)
@@ -183,7 +183,7 @@ def test_score_protocol_and_value_conventions(p6, q4):
     assert worst.first_rejected_k == 4
     assert worst.value == 3
     # levels with a gap: the last evaluated level before the first rejection
-    gap = granularity(p6, x, k_range=[4, 6, 8], seed=0)
+    gap = granularity(p6, x, n_bins_grid=[4, 6, 8], seed=0)
     assert gap.decisions.tolist() == [False, True, True]
     assert gap.first_rejected_k == 6
     assert gap.value == 4
@@ -202,8 +202,8 @@ def test_seeded_and_deterministic(p6, q4):
     assert isinstance(c.seed_used, int)
     big = stair_distribution(20, 20, 2, 3.0, layout="sort")
     y = big.sample(3000, seed=0)
-    s1 = granularity(big, y, split=True, seed=9, k_range=range(3, 8))
-    s2 = granularity(big, y, split=True, seed=9, k_range=range(3, 8))
+    s1 = granularity(big, y, split=True, seed=9, n_bins_grid=range(3, 8))
+    s2 = granularity(big, y, split=True, seed=9, n_bins_grid=range(3, 8))
     np.testing.assert_array_equal(s1.statistics, s2.statistics)
 
 
@@ -222,7 +222,7 @@ def test_unsplit_selection_bias_rejects_samples_of_p():
     # hold unsplit.
     p = stair_distribution(6, 6, 2, 3.0)
     xs = [p.sample(10000, seed=s) for s in range(5)]
-    rej = [granularity(p, x, seed=s, k_range=[5]).decisions[0] for s, x in enumerate(xs)]
+    rej = [granularity(p, x, seed=s, n_bins_grid=[5]).decisions[0] for s, x in enumerate(xs)]
     assert sum(rej) >= 4
     loose = [granularity(p, x, seed=s, epsilon=0.18).all_accepted for s, x in enumerate(xs)]
     assert all(loose)
@@ -237,7 +237,7 @@ def test_split_mode_size_under_q_equals_p(mode):
     rej = 0
     for _ in range(trials):
         x = p.sample(300, seed=rng)
-        res = granularity(p, x, split=True, mode=mode, k_range=[k], n_resamples=199, seed=rng)
+        res = granularity(p, x, split=True, mode=mode, n_bins_grid=[k], n_resamples=199, seed=rng)
         rej += bool(res.decisions[0])
     assert stats.binomtest(rej, trials, 0.05, alternative="greater").pvalue > 0.01
 
@@ -249,7 +249,7 @@ def test_unsplit_calibrated_mode_has_no_level():
     with pytest.warns(ModelCompareWarning, match="selection bias"):
         rej = sum(
             granularity(
-                p, p.sample(300, seed=rng), mode="mc", k_range=[5], n_resamples=99, seed=rng
+                p, p.sample(300, seed=rng), mode="mc", n_bins_grid=[5], n_resamples=99, seed=rng
             ).decisions[0]
             for _ in range(20)
         )
@@ -260,7 +260,13 @@ def test_split_mode_power_against_q4(p6):
     q = perturb(p6, l1=0.2, seed=3)
     rej = [
         granularity(
-            p6, q.sample(20000, seed=s), split=True, mode="mc", k_range=[7], n_resamples=199, seed=s
+            p6,
+            q.sample(20000, seed=s),
+            split=True,
+            mode="mc",
+            n_bins_grid=[7],
+            n_resamples=199,
+            seed=s,
         ).decisions[0]
         for s in range(5)
     ]
@@ -345,13 +351,13 @@ def test_granularity_validation(p6):
     with pytest.raises(ValueError, match="reference_samples"):
         granularity(None, x)
     with pytest.raises(ValueError, match="k >= s=4"):
-        granularity(p6, x, k_range=[3, 4])
+        granularity(p6, x, n_bins_grid=[3, 4])
     with pytest.raises(ValueError, match="mode"):
         granularity(p6, x, mode="permutation")
     with pytest.raises(ValueError, match="length L=6"):
         granularity(p6, x[:, :5])
-    with pytest.raises(ValueError, match="split_fraction"):
-        granularity(p6, x, split=True, split_fraction=1.5)
+    with pytest.raises(ValueError, match="train_fraction"):
+        granularity(p6, x, split=True, train_fraction=1.5)
     with pytest.raises(ValueError, match=r"outside 0\.\.5"):
         granularity(p6, x + 1)
     with pytest.raises(ValueError, match="alpha"):

@@ -48,46 +48,46 @@ def stairs():
 
 
 # ---------------------------------------------------------------------- the granularity limit
-def test_k_above_the_finest_partition_is_refused_by_both_builders(small):
+def test_n_bins_above_the_finest_partition_is_refused_by_both_builders(small):
     p, x = small
-    with pytest.raises(ValueError, match=r"`k`=1000000 is above the finest partition.*<= 193"):
-        adaptive_binning(p, x, 10**6, seed=0)
-    with pytest.raises(ValueError, match=r"`k`=1000000 is above the finest partition.*<= 256"):
-        random_binning(p, 10**6, seed=0)
-    with pytest.raises(ValueError, match=r"`k`=194 .*\|Ω⁺\| \+ 1 = 193"):
-        adaptive_binning(p, x, 194)
-    with pytest.raises(ValueError, match=r"`k`=257 .*\|Ω\| = 4\^4 = 256"):
-        random_binning(p, 257)
-    assert adaptive_binning(p, x, 193, seed=0).n_bins <= 193
-    assert random_binning(p, 256, seed=0).n_bins == 256
+    with pytest.raises(ValueError, match=r"`n_bins`=1000000 is above the finest partition.*<= 193"):
+        adaptive_binning(p, x, n_bins=10**6, seed=0)
+    with pytest.raises(ValueError, match=r"`n_bins`=1000000 is above the finest partition.*<= 256"):
+        random_binning(p, n_bins=10**6, seed=0)
+    with pytest.raises(ValueError, match=r"`n_bins`=194 .*\|Ω⁺\| \+ 1 = 193"):
+        adaptive_binning(p, x, n_bins=194)
+    with pytest.raises(ValueError, match=r"`n_bins`=257 .*\|Ω\| = 4\^4 = 256"):
+        random_binning(p, n_bins=257)
+    assert adaptive_binning(p, x, n_bins=193, seed=0).n_bins <= 193
+    assert random_binning(p, n_bins=256, seed=0).n_bins == 256
 
 
 def test_k_limit_on_a_rule_reference():
     p = stair_distribution(3, 3, 2, 2.0, layout="sort")  # |Ω| = 27, |Ω⁺| = 3! = 6
     x = p.sample(50, seed=0)
-    with pytest.raises(ValueError, match=r"`k`=8 .*<= 7"):
-        adaptive_binning(p, x, 8)
-    with pytest.raises(ValueError, match=r"`k`=28 .*<= 27"):
-        random_binning(p, 28)
-    assert adaptive_binning(p, x, 7, seed=0).counts(x).sum() == 50
+    with pytest.raises(ValueError, match=r"`n_bins`=8 .*<= 7"):
+        adaptive_binning(p, x, n_bins=8)
+    with pytest.raises(ValueError, match=r"`n_bins`=28 .*<= 27"):
+        random_binning(p, n_bins=28)
+    assert adaptive_binning(p, x, n_bins=7, seed=0).counts(x).sum() == 50
 
 
 def test_k_range_is_bounded_before_anything_runs(small):
     p, x = small
-    with pytest.raises(ValueError, match=r"`k_range`=1000000 is above the finest partition"):
-        granularity(p, x, k_range=[2, 3, 10**6])
-    with pytest.raises(ValueError, match=r"`k_range`=10{30}"):  # never materialised
-        granularity(p, x, k_range=range(2, 10**30 + 1))
+    with pytest.raises(ValueError, match=r"`n_bins_grid`=1000000 is above the finest partition"):
+        granularity(p, x, n_bins_grid=[2, 3, 10**6])
+    with pytest.raises(ValueError, match=r"`n_bins_grid`=10{30}"):  # never materialised
+        granularity(p, x, n_bins_grid=range(2, 10**30 + 1))
     y = p.sample(200, seed=1)
     with pytest.raises(ValueError, match=r"<= 500 \(the number of pooled sample rows"):
-        granularity(None, x, reference_samples=y, k_range=[2, 501])
+        granularity(None, x, reference_samples=y, n_bins_grid=[2, 501])
     with pytest.raises(TypeError, match=r"iterable of ints; got the element 4\.5"):
-        granularity(p, x, k_range=[3, 4.5])
+        granularity(p, x, n_bins_grid=[3, 4.5])
     with pytest.raises(TypeError, match="iterable of ints"):
-        granularity(p, x, k_range=5)
+        granularity(p, x, n_bins_grid=5)
     with pytest.raises(TypeError, match="iterable of ints"):
-        granularity(p, x, k_range="345")
-    assert granularity(p, x, k_range=range(2, 194), seed=0).k_values[-1] == 193
+        granularity(p, x, n_bins_grid="345")
+    assert granularity(p, x, n_bins_grid=range(2, 194), seed=0).k_values[-1] == 193
 
 
 def test_default_levels_stop_at_the_finest_partition():
@@ -102,9 +102,9 @@ def test_reference_arguments_must_be_categorical_references(stairs, bad):
     p, x = stairs
     name = type(bad).__name__
     with pytest.raises(TypeError, match=rf"`p` must be a CategoricalReference.*got {name}"):
-        adaptive_binning(bad, x, 5)
+        adaptive_binning(bad, x, n_bins=5)
     with pytest.raises(TypeError, match=rf"`p` must be a CategoricalReference.*got {name}"):
-        random_binning(bad, 5)
+        random_binning(bad, n_bins=5)
     with pytest.raises(TypeError, match=rf"`p` must be a CategoricalReference.*got {name}"):
         perturb(bad, l1=0.1)
     with pytest.raises(TypeError, match=rf"`q` must be a CategoricalReference.*got {name}"):
@@ -212,7 +212,7 @@ def test_samples_refuse_bad_values(stairs, rows, error, message):
     with pytest.raises(error, match=message):
         granularity(p, rows)
     with pytest.raises(error, match=message):
-        adaptive_binning(p, rows, 5)
+        adaptive_binning(p, rows, n_bins=5)
 
 
 # ---------------------------------------------------------------------- torch tensors
@@ -233,7 +233,7 @@ def test_tensors_that_require_grad_are_detached(stairs):
     assert ref.stair_sizes == p.stair_sizes
     xt = torch.tensor(x.astype(np.float32), requires_grad=True)
     assert granularity(ref, xt, seed=0).value == granularity(p, x, seed=0).value
-    assert adaptive_binning(p, xt, 5, seed=0).counts(xt).sum() == x.shape[0]
+    assert adaptive_binning(p, xt, n_bins=5, seed=0).counts(xt).sum() == x.shape[0]
     assert nt.requires_grad
     assert nt.grad is None
 
@@ -313,10 +313,10 @@ def test_read_only_inputs_are_accepted_and_unchanged(stairs):
     l2_statistic(pb, _read_only([[3, 7], [5, 5]]))
     table, labels = _read_only(p.table), _read_only(p.stair_labels)
     ref = CategoricalReference.from_table(table, 6, 6, stairs=labels)
-    b = adaptive_binning(ref, x, 12, seed=0)
+    b = adaptive_binning(ref, x, n_bins=12, seed=0)
     assert b.counts(x).sum() == 1000
     assert b.counts(idx).sum() == 500
-    assert random_binning(ref, 10, seed=0).counts(y).sum() == 1000
+    assert random_binning(ref, n_bins=10, seed=0).counts(y).sum() == 1000
     granularity(ref, x, seed=0)
     granularity(ref, x, split=True, mode="mc", n_resamples=19, seed=0)
     granularity(ref, x, reference_samples=y, split=True, n_resamples=19, seed=0)
@@ -325,8 +325,8 @@ def test_read_only_inputs_are_accepted_and_unchanged(stairs):
     perturb(ref, l1=0.1, seed=0)
     s = stair_distribution(8, 8, 2, 3.0, layout="sort")
     xs = _read_only(s.sample(500, seed=0))
-    granularity(s, xs, k_range=range(3, 9), seed=0)
-    assert adaptive_binning(s, xs, 9, seed=0).counts(xs).sum() == 500
+    granularity(s, xs, n_bins_grid=range(3, 9), seed=0)
+    assert adaptive_binning(s, xs, n_bins=9, seed=0).counts(xs).sum() == 500
     np.testing.assert_array_equal(x, x0)
     np.testing.assert_array_equal(table, p.table)
     np.testing.assert_array_equal(labels, p.stair_labels)

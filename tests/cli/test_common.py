@@ -71,9 +71,9 @@ def commands(bad: str, good: str) -> dict[str, list[str]]:
 
 BAD_OPTIONS = {
     "c2st": [["--alpha", "nan"], ["--n-folds", "inf"], ["--n-folds", "1"], ["--classifier", "x"]],
-    "relative": [["--alpha", "nan"], ["--locations", "nan"], ["--seed", "-1"], ["--test", "x"]],
+    "relative": [["--alpha", "nan"], ["--n-locations", "nan"], ["--seed", "-1"], ["--test", "x"]],
     "coverage": [["--n-null", "0"], ["--alpha", "2"], ["--n-alphas", "inf"]],
-    "granularity": [["--alpha", "nan"], ["--k-max", "nan"], ["--reference", "stairs:c=inf"]],
+    "granularity": [["--alpha", "nan"], ["--n-bins-max", "nan"], ["--reference", "stairs:c=inf"]],
     "cv": [["--rope", "nan"], ["--alpha", "nan"], ["--n-train", "inf"], ["--n-test", "nan"]],
     "sweep": [["--n-jobs", "0"], ["--n-jobs", "inf"], ["--seed", "nan"]],
 }

@@ -121,7 +121,7 @@ def test_reference_samples_and_options(files):
             SPEC,
             "--epsilon",
             "0.18",
-            "--k-max",
+            "--n-bins-max",
             "6",
             "--seed",
             "0",
@@ -201,23 +201,23 @@ def test_bad_reference_spec_is_found_before_the_data_is_read(files):
     _one_line_usage_error(out, "--reference")
 
 
-def test_k_max_is_bounded_up_front(files):
+def test_n_bins_max_is_bounded_up_front(files):
     d, p, _ = files
-    args = ["granularity", str(d / "x.npy"), "--reference", SPEC, "--k-max"]
+    args = ["granularity", str(d / "x.npy"), "--reference", SPEC, "--n-bins-max"]
     out = _run([*args, "1000000"])  # ran for minutes before the bound
-    _one_line_usage_error(out, "`--k-max`=1000000", "<= 721", "|Ω⁺| + 1")
-    _one_line_usage_error(_run([*args, "3"]), "`--k-max`=3", "s=4")
+    _one_line_usage_error(out, "`--n-bins-max`=1000000", "<= 721", "|Ω⁺| + 1")
+    _one_line_usage_error(_run([*args, "3"]), "`--n-bins-max`=3", "s=4")
     two = _run(
         [
             "granularity",
             str(d / "x.npy"),
             "--reference-samples",
             str(d / "ref.npy"),
-            "--k-max",
+            "--n-bins-max",
             "8001",
         ]
     )
-    _one_line_usage_error(two, "`--k-max`=8001", "<= 8000", "pooled")
+    _one_line_usage_error(two, "`--n-bins-max`=8001", "<= 8000", "pooled")
     finest = _run([*args, str(p.support_size + 1), "--seed", "0", "--json", "-q"])
     assert finest.exit_code == 0, finest.output
     assert json.loads(finest.stdout)["k_values"][-1] == 721
@@ -242,7 +242,8 @@ def test_usage_errors(files):
         == 2
     )
     _one_line_usage_error(
-        _run(["granularity", str(d / "x.npy"), "--reference", SPEC, "--k-max", "2"]), "--k-max"
+        _run(["granularity", str(d / "x.npy"), "--reference", SPEC, "--n-bins-max", "2"]),
+        "--n-bins-max",
     )
 
 

@@ -200,7 +200,7 @@ def test_nan_exit_3(files, tmp_path, rng):
     "args",
     [
         ["--test", "kid", "--bandwidth", "1.0"],
-        ["--test", "fid", "--locations", "3"],
+        ["--test", "fid", "--n-locations", "3"],
         ["--test", "mmd", "--n-resamples", "50"],
         ["--test", "fid", "--n-bootstrap", "50"],
         ["--test", "ks"],
@@ -216,7 +216,7 @@ def test_usage_errors_exit_2(files, args):
 def test_help_lists_tests():
     out = _run("relative", "--help")
     assert out.exit_code == 0
-    for name in ("ume", "mmd", "kid", "fid", "--locations", "--bandwidth"):
+    for name in ("ume", "mmd", "kid", "fid", "--n-locations", "--bandwidth"):
         assert name in out.stdout
 
 
@@ -229,7 +229,7 @@ def test_ume_path(files):
         paths["r"],
         "--test",
         "ume",
-        "--locations",
+        "--n-locations",
         "3",
         "--seed",
         "2",
@@ -238,9 +238,7 @@ def test_ume_path(files):
     )
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
-    want = modelcompare.relative.rel_ume(
-        x, y, z, locations=3, bandwidth=None, optimize=True, seed=2
-    )
+    want = modelcompare.relative.rel_ume(x, y, z, n_locations=3, bandwidth=None, seed=2)
     assert payload["test"] == "relative-ume"
     assert payload["statistic"] == pytest.approx(want.statistic, rel=1e-10)
     assert payload["pvalue"] == pytest.approx(want.pvalue, rel=1e-10)

@@ -38,7 +38,7 @@ def test_report_from_draws_feeds_tarp_and_sbc(tmp_path: Path) -> None:
     np.save(tmp_path / "theta.npy", theta)
     args = [
         "report",
-        "--draws",
+        "--posterior-samples",
         str(tmp_path / "draws.npy"),
         "--theta",
         str(tmp_path / "theta.npy"),
@@ -53,7 +53,7 @@ def test_report_from_draws_feeds_tarp_and_sbc(tmp_path: Path) -> None:
 
 def test_help_says_which_file_feeds_which_check_and_what_unpickling_means() -> None:
     text = CliRunner().invoke(app, ["report", "--help"]).output
-    for phrase in ("--pit", "--ranks", "--draws", "--reference", "TARP", "SBC", "C2ST"):
+    for phrase in ("--pit", "--ranks", "--posterior-samples", "--reference", "TARP", "SBC", "C2ST"):
         assert phrase in text
     assert "arbitrary code" in text
 

@@ -335,7 +335,7 @@ def test_unequal_folds_ratio_choices():
     assert (plain.n_train, plain.n_test, plain.test_train_ratio) == (40.0, 10.0, 0.25)
     assert plain.to_dict()["n_splits"] == 5
     with pytest.raises(ValueError, match="pass `y`"):
-        split_sizes(5, n_samples=50, classifier=True)
+        split_sizes(5, n_samples=50, is_classifier=True)
 
 
 def test_adjust_pvalues_reference(rng):

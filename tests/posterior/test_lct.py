@@ -175,7 +175,7 @@ def test_algorithm2_band_coverage_under_null():
     hits, total = 0, 0
     for _ in range(40):
         p = rng.uniform(size=(600, 1))
-        res = local_coverage_test(p, x, X0, null=null, band_correction="none")
+        res = local_coverage_test(p, x, X0, null=null, band_correction=None)
         hits += np.sum((res.r_hat[0] >= res.band_low) & (res.r_hat[0] <= res.band_high))
         total += res.r_hat[0].size
     assert 0.9 <= hits / total <= 0.99

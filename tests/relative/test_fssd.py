@@ -46,12 +46,12 @@ def test_statistic_and_variance_match_direct_loop(rng):
         ref = stats_from_features(
             slow_stein_features(z, p.score, v, bw * bw), slow_stein_features(z, q.score, v, bw * bw)
         )
-        res = rel_fssd(p, q, z, locations=v, bandwidth=bw, optimize=False)
+        res = rel_fssd(p, q, z, locations=v, bandwidth=bw, optimizer=None)
         assert res.statistic == pytest.approx(ref.statistic, rel=1e-8, abs=0)
         assert res.variance == pytest.approx(ref.variance, rel=1e-8, abs=0)
         assert res.sigma2 == pytest.approx(bw * bw)
         # plain callables are scores
-        res2 = rel_fssd(p.score, q.score, z, locations=v, bandwidth=bw, optimize=False)
+        res2 = rel_fssd(p.score, q.score, z, locations=v, bandwidth=bw, optimizer=None)
         assert res2.statistic == res.statistic
 
 
@@ -86,7 +86,7 @@ def test_witness_fields(rng):
     z = rng.normal(size=(50, 2))
     p, q = IsotropicNormal([1.0, 0.0]), IsotropicNormal([0.0, 0.0])
     v = rng.normal(size=(3, 2))
-    res = rel_fssd(p, q, z, locations=v, bandwidth=1.0, optimize=False)
+    res = rel_fssd(p, q, z, locations=v, bandwidth=1.0, optimizer=None)
     k = np.exp(-((z[:, None, :] - v[None]) ** 2).sum(-1) / 2)
     g_p = np.einsum("ij,ijd->jd", k, p.score(z)[:, None, :] - (z[:, None, :] - v[None])) / 50
     np.testing.assert_allclose(res.witness_p, g_p, rtol=1e-10)
@@ -119,7 +119,7 @@ def test_degenerate_same_model(rng):
     z = rng.normal(size=(40, 2))
     p = IsotropicNormal([0.0, 0.0])
     with pytest.warns(DegenerateDataWarning):
-        res = rel_fssd(p, p, z, locations=2, bandwidth=1.0, optimize=False, seed=0)
+        res = rel_fssd(p, p, z, n_locations=2, bandwidth=1.0, optimizer=None, seed=0)
     assert res.pvalue == 1.0
     assert res.degenerate
 
@@ -137,19 +137,19 @@ def test_bad_models_and_scores(rng):
 def test_optimize_and_defaults(rng):
     z = rng.normal(size=(200, 2))
     p, q = IsotropicNormal([1.0, 0.0]), IsotropicNormal([0.0, 0.0])
-    res = rel_fssd(p, q, z, locations=2, seed=3)
+    res = rel_fssd(p, q, z, n_locations=2, seed=3)
     assert res.optimized
     assert res.n_train == 40
     assert res.n == 160
     assert res.pvalue < 0.01
-    same = rel_fssd(p, q, z, locations=2, seed=3)
+    same = rel_fssd(p, q, z, n_locations=2, seed=3)
     assert same.statistic == res.statistic
-    plain = rel_fssd(p, q, z, locations=2, optimize=False, seed=3)
+    plain = rel_fssd(p, q, z, n_locations=2, optimizer=None, seed=3)
     assert plain.bandwidth == pytest.approx(meddistance(z))
-    par = optimize_fssd(p, q, z, locations=1, seed=0, preset="paper-ex2")
+    par = optimize_fssd(p, q, z, n_locations=1, seed=0, optimizer="paper-ex2")
     assert isinstance(par, FSSDParams)
     assert 0.1 - 1e-12 <= par.bandwidth <= 10 + 1e-12
-    again = rel_fssd(p, q, z, params=par, optimize=False)
+    again = rel_fssd(p, q, z, params=par, optimizer=None)
     assert again.bandwidth == par.bandwidth
 
 
@@ -162,8 +162,8 @@ def test_size_and_power_mean_shift():
     rej_null = rej_alt = 0
     for t in range(trials):
         z = np.random.default_rng(t).normal(size=(n, d))
-        rej_null += rel_fssd(p, q, z, locations=1, seed=t).pvalue <= alpha
-        rej_alt += rel_fssd(q, p, z, locations=1, seed=t).pvalue <= alpha
+        rej_null += rel_fssd(p, q, z, n_locations=1, seed=t).pvalue <= alpha
+        rej_alt += rel_fssd(q, p, z, n_locations=1, seed=t).pvalue <= alpha
     assert binomtest(int(rej_null), trials, alpha, alternative="greater").pvalue > 0.01
     assert rej_alt >= 80
 
@@ -184,7 +184,7 @@ def test_rbm_size_and_power_small():
     rej_null = rej_alt = 0
     for t in range(trials):
         z = r.sample(n, seed=t + 30)
-        rej_null += rel_fssd(p_null, q, z, locations=1, seed=t).pvalue <= alpha
-        rej_alt += rel_fssd(p_alt, q, z, locations=1, seed=t).pvalue <= alpha
+        rej_null += rel_fssd(p_null, q, z, n_locations=1, seed=t).pvalue <= alpha
+        rej_alt += rel_fssd(p_alt, q, z, n_locations=1, seed=t).pvalue <= alpha
     assert binomtest(int(rej_null), trials, alpha, alternative="greater").pvalue > 0.01
     assert rej_alt >= 70

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from modelcompare import DegenerateDataWarning, ResourceLimitError
+from modelcompare import DegenerateDataWarning, OptimizerOptions, ResourceLimitError
 from modelcompare.densities import IsotropicNormal
 from modelcompare.kernels import GaussianKernel, meddistance, sigma2_from_bandwidth
 from modelcompare.relative import (
@@ -91,17 +91,17 @@ def test_every_bandwidth_entry_is_checked(xyz, bandwidth):
     x, y, z = xyz
     cand = z[:3]
     calls = [
-        lambda: rel_ume(x, y, z, bandwidth=bandwidth, optimize=False, seed=0),
+        lambda: rel_ume(x, y, z, bandwidth=bandwidth, optimizer=None, seed=0),
         lambda: rel_ume(x, y, z, bandwidth=bandwidth, seed=0),
         lambda: optimize_ume(x, y, z, bandwidth=bandwidth, seed=0),
-        lambda: rel_fssd(_score, _score, z, bandwidth=bandwidth, optimize=False, seed=0),
+        lambda: rel_fssd(_score, _score, z, bandwidth=bandwidth, optimizer=None, seed=0),
         lambda: rel_mmd(x, y, z, bandwidth=bandwidth),
         lambda: power_criterion_map(x, y, z, cand, bandwidth=bandwidth),
         lambda: fssd_power_criterion_map(_score, _score, z, cand, bandwidth=bandwidth),
         lambda: select_locations(x, y, z, cand, n_locations=1, bandwidth=bandwidth),
-        lambda: rel_ume(x, y, z, bandwidth_bounds=(bandwidth, 2.0), seed=0),
-        lambda: rel_ume(x, y, z, bandwidth_bounds=(0.5, bandwidth), seed=0),
-        lambda: rel_ume(x, y, z, params=UMEParams(bandwidth, z[:2]), optimize=False),
+        lambda: rel_ume(x, y, z, optimizer=OptimizerOptions(bandwidth_bounds=(bandwidth, 2.0))),
+        lambda: rel_ume(x, y, z, optimizer=OptimizerOptions(bandwidth_bounds=(0.5, bandwidth))),
+        lambda: rel_ume(x, y, z, params=UMEParams(bandwidth, z[:2]), optimizer=None),
         lambda: GaussianKernel(bandwidth),
         lambda: sigma2_from_bandwidth(bandwidth),
     ]
@@ -133,7 +133,7 @@ def test_extreme_but_valid_bandwidths_run(xyz):
     for bw in (1e-150, 1e150):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateDataWarning)
-            res = rel_ume(x, y, z, bandwidth=bw, optimize=False, seed=0)
+            res = rel_ume(x, y, z, bandwidth=bw, optimizer=None, seed=0)
             mmd = rel_mmd(x, y, z, bandwidth=bw)
         for r in (res, mmd):
             assert np.isfinite(r.pvalue)
@@ -144,9 +144,9 @@ def test_extreme_but_valid_bandwidths_run(xyz):
 def test_median_heuristic_on_extreme_scales_is_refused(rng, scale):
     x, y, z = (rng.normal(size=(40, 2)) * scale for _ in range(3))
     for call in (
-        lambda: rel_ume(x, y, z, optimize=False, seed=0),
+        lambda: rel_ume(x, y, z, optimizer=None, seed=0),
         lambda: rel_mmd(x, y, z, seed=0),
-        lambda: rel_fssd(_score, _score, z, optimize=False, seed=0),
+        lambda: rel_fssd(_score, _score, z, optimizer=None, seed=0),
     ):
         with pytest.raises(ValueError, match=r"median heuristic|overflow"):
             call()
@@ -176,11 +176,12 @@ def test_kernel_returning_nan_is_refused(xyz, bad):
 @pytest.mark.parametrize("locations", [0, np.int64(0), -1, np.empty((0, 2)), [], [[]]])
 def test_zero_locations_are_refused(xyz, locations):
     x, y, z = xyz
-    for optimize in (True, False):
+    arg = "locations" if isinstance(locations, np.ndarray | list) else "n_locations"
+    for optimizer in ("default", None):
         with pytest.raises(ValueError, match="locations"):
-            rel_ume(x, y, z, locations=locations, optimize=optimize, seed=0)
+            rel_ume(x, y, z, **{arg: locations}, optimizer=optimizer, seed=0)
     with pytest.raises(ValueError, match="locations"):
-        rel_fssd(_score, _score, z, locations=locations, optimize=False, seed=0)
+        rel_fssd(_score, _score, z, **{arg: locations}, optimizer=None, seed=0)
 
 
 def test_zero_locations_in_params_are_refused():
@@ -211,10 +212,6 @@ def test_flags_must_be_bools(xyz, value):
             lambda: rel_mmd(x, y, z, subsample=value),
             lambda: relative_kid(x, y, z, subsample=value),
             lambda: power_criterion_map(x, y, z, z[:2], subsample=value),
-        ],
-        "optimize": [
-            lambda: rel_ume(x, y, z, optimize=value),
-            lambda: rel_fssd(_score, _score, z, optimize=value),
         ],
     }
     for name, fns in calls.items():
@@ -258,11 +255,11 @@ def test_oversized_options_are_refused_up_front(xyz, monkeypatch):
     with pytest.raises(ResourceLimitError, match="chunk_size"):
         relative_kid(x, y, z, chunk_size=10**9)
     with pytest.raises(ResourceLimitError, match="chunk_size"):
-        rel_ume(x, y, z, locations=30, optimize=False, chunk_size=10**9, seed=0)
+        rel_ume(x, y, z, n_locations=30, optimizer=None, chunk_size=10**9, seed=0)
     with pytest.raises(ResourceLimitError, match="locations"):
-        rel_ume(x, y, z, locations=150, seed=0)
+        rel_ume(x, y, z, n_locations=150, seed=0)
     with pytest.raises(ResourceLimitError, match="locations"):
-        rel_fssd(_score, _score, z, locations=40, seed=0)
+        rel_fssd(_score, _score, z, n_locations=40, seed=0)
     with pytest.raises(ResourceLimitError, match="candidates"):
         select_locations(x, y, z, np.tile(z, (10, 1)), n_locations=1, bandwidth=1.0)
     with pytest.raises(ResourceLimitError, match="subset_size"):
@@ -299,14 +296,14 @@ def _variants(a):
 def test_array_types_pass_unchanged(xyz):
     x, y, z = xyz
     want_mmd = rel_mmd(x, y, z, seed=0)
-    want_ume = rel_ume(x, y, z, locations=2, seed=0)
+    want_ume = rel_ume(x, y, z, n_locations=2, seed=0)
     want_fid = relative_fid(x, y, z, n_resamples=100, seed=0)
     want_fssd = rel_fssd(IsotropicNormal([1.0, 0.0]), IsotropicNormal([0.0, 0.0]), z, seed=0)
     for name, xv in _variants(x).items():
         before = np.array(np.asarray(xv.detach() if hasattr(xv, "detach") else xv), copy=True)
         got = rel_mmd(xv, y, z, seed=0)
         assert got.statistic == want_mmd.statistic, name
-        assert rel_ume(xv, y, z, locations=2, seed=0).statistic == want_ume.statistic, name
+        assert rel_ume(xv, y, z, n_locations=2, seed=0).statistic == want_ume.statistic, name
         # np.cov sums in memory order, so a DataFrame's layout moves FID in the last bits
         fid_got = relative_fid(xv, y, z, n_resamples=100, seed=0)
         assert fid_got.statistic == pytest.approx(want_fid.statistic, rel=1e-12), name
@@ -324,10 +321,10 @@ def test_array_types_pass_unchanged(xyz):
 def test_params_of_the_wrong_width_or_too_many_locations_name_params(xyz, monkeypatch):
     x, y, z = xyz
     with pytest.raises(ValueError, match=r"`params` holds locations of 3 columns.*the data have 2"):
-        rel_ume(x, y, z, params=UMEParams(1.0, np.zeros((2, 3))), optimize=False)
+        rel_ume(x, y, z, params=UMEParams(1.0, np.zeros((2, 3))), optimizer=None)
     monkeypatch.setenv("MODELCOMPARE_MAX_MEMORY", "64K")
     many = UMEParams(1.0, np.zeros((200, 2)))
     with pytest.raises(ResourceLimitError, match="lower `params`"):
-        rel_ume(x, y, z, params=many, optimize=False)
+        rel_ume(x, y, z, params=many, optimizer=None)
     with pytest.raises(ResourceLimitError, match="lower `locations`"):
-        rel_ume(x, y, z, locations=np.zeros((200, 2)), optimize=False)
+        rel_ume(x, y, z, locations=np.zeros((200, 2)), optimizer=None)

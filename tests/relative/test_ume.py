@@ -11,7 +11,13 @@ import pytest
 from scipy.stats import binomtest, norm
 
 import modelcompare as mc
-from modelcompare import DegenerateDataWarning, UMEParams, optimize_ume, rel_ume
+from modelcompare import (
+    DegenerateDataWarning,
+    OptimizerOptions,
+    UMEParams,
+    optimize_ume,
+    rel_ume,
+)
 from modelcompare.kernels import meddistance
 from modelcompare.relative._core import criterion_and_grad, stats_from_features
 from modelcompare.relative._presets import PRESETS, resolve_options
@@ -61,7 +67,7 @@ def test_statistic_and_variance_match_slow_loop(rng):
     v = rng.normal(size=(4, 3))
     for bw in (0.7, 1.9):
         stat, var = slow_rel_ume(x, y, z, v, bw * bw)
-        res = rel_ume(x, y, z, locations=v, bandwidth=bw, optimize=False, seed=0)
+        res = rel_ume(x, y, z, locations=v, bandwidth=bw, optimizer=None, seed=0)
         assert res.statistic == pytest.approx(stat, rel=1e-8, abs=0)
         assert res.variance == pytest.approx(var, rel=1e-8, abs=0)
         assert res.sigma2 == pytest.approx(bw * bw, rel=1e-15)
@@ -118,7 +124,7 @@ def test_chunking_does_not_change_the_result(rng):
 def test_invariances(rng):
     x, y, z = _data(rng, n=60)
     v = rng.normal(size=(3, 3))
-    kw = {"bandwidth": 1.3, "optimize": False}
+    kw = {"bandwidth": 1.3, "optimizer": None}
     base = rel_ume(x, y, z, locations=v, **kw)
     swapped = rel_ume(y, x, z, locations=v, **kw)
     assert swapped.statistic == pytest.approx(-base.statistic, rel=1e-12)
@@ -132,14 +138,14 @@ def test_invariances(rng):
     moved = rel_ume(x + shift, y + shift, z + shift, locations=v + shift, **kw)
     assert moved.statistic == pytest.approx(base.statistic, rel=1e-8)
     # scaling data, locations and bandwidth together changes nothing
-    scaled = rel_ume(2 * x, 2 * y, 2 * z, locations=2 * v, bandwidth=2.6, optimize=False)
+    scaled = rel_ume(2 * x, 2 * y, 2 * z, locations=2 * v, bandwidth=2.6, optimizer=None)
     assert scaled.statistic == pytest.approx(base.statistic, rel=1e-9)
 
 
 def test_witness_fields(rng):
     x, y, z = _data(rng, n=40)
     v = rng.normal(size=(2, 3))
-    res = rel_ume(x, y, z, locations=v, bandwidth=1.0, optimize=False)
+    res = rel_ume(x, y, z, locations=v, bandwidth=1.0, optimizer=None)
     k = mc.kernels.GaussianKernel(1.0)
     wp = k(x, v).mean(0) - k(z, v).mean(0)
     wq = k(y, v).mean(0) - k(z, v).mean(0)
@@ -159,7 +165,7 @@ def test_degenerate_variance_gives_p_one(rng, case, bw):
     if case == "far":
         v = v + 1e3
     with pytest.warns(DegenerateDataWarning, match="variance"):
-        res = rel_ume(x, y, z, locations=v, bandwidth=bw, optimize=False)
+        res = rel_ume(x, y, z, locations=v, bandwidth=bw, optimizer=None)
     assert res.pvalue == 1.0
     assert res.degenerate
     assert math.isfinite(res.statistic)
@@ -170,7 +176,7 @@ def test_p_equals_q_not_r_is_not_degenerate(rng):
     z = rng.normal(size=(200, 2))
     x = rng.normal(size=(200, 2)) + 1.0
     y = rng.normal(size=(200, 2)) + 1.0
-    res = rel_ume(x, y, z, locations=np.array([[1.0, 1.0]]), bandwidth=1.0, optimize=False)
+    res = rel_ume(x, y, z, locations=np.array([[1.0, 1.0]]), bandwidth=1.0, optimizer=None)
     assert not res.degenerate
     assert res.variance > 0
 
@@ -181,7 +187,7 @@ def test_tied_data_median_heuristic_falls_back(rng):
     y = np.zeros((20, 1))
     z = np.zeros((20, 1))
     z[:1] = 1.0
-    res = rel_ume(x, y, z, locations=2, optimize=False, seed=0)
+    res = rel_ume(x, y, z, n_locations=2, optimizer=None, seed=0)
     assert res.bandwidth > 0
     assert math.isfinite(res.pvalue)
 
@@ -190,16 +196,16 @@ def test_unequal_sizes(rng):
     x, y, z = _data(rng, n=40)
     with pytest.raises(ValueError, match=r"40, 39, 40.*subsample=True"):
         rel_ume(x, y[:39], z, seed=0)
-    a = rel_ume(x, y[:35], z, subsample=True, seed=3, optimize=False)
-    b = rel_ume(x, y[:35], z, subsample=True, seed=3, optimize=False)
+    a = rel_ume(x, y[:35], z, subsample=True, seed=3, optimizer=None)
+    b = rel_ume(x, y[:35], z, subsample=True, seed=3, optimizer=None)
     assert a.n == 35
     assert a.statistic == b.statistic
 
 
 def test_bad_inputs():
     x = np.zeros((10, 2))
-    with pytest.raises(ValueError, match="`locations`"):
-        rel_ume(x, x, x, locations=0)
+    with pytest.raises(ValueError, match="`n_locations`"):
+        rel_ume(x, x, x, n_locations=0)
     with pytest.raises(ValueError, match=r"\(J, 2\)"):
         rel_ume(x, x, x, locations=np.zeros((2, 3)))
     with pytest.raises(ValueError, match="`bandwidth`"):
@@ -207,7 +213,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="`train_fraction`"):
         rel_ume(x, x, x, train_fraction=1.5)
     with pytest.raises(ValueError, match="`preset`"):
-        rel_ume(x, x, x, preset="paper-ex9")
+        rel_ume(x, x, x, optimizer="paper-ex9")
     with pytest.raises(ValueError, match="same number of columns"):
         rel_ume(x, x, np.zeros((10, 3)))
     with pytest.raises(TypeError, match="RandomState"):
@@ -216,7 +222,7 @@ def test_bad_inputs():
 
 def test_optimize_false_defaults_median_and_pooled_rows(rng):
     x, y, z = _data(rng, n=50)
-    res = rel_ume(x, y, z, locations=4, optimize=False, seed=5)
+    res = rel_ume(x, y, z, n_locations=4, optimizer=None, seed=5)
     pooled = np.vstack([x, y, z])
     assert res.bandwidth == pytest.approx(meddistance(pooled), rel=1e-12)
     for v in res.locations:
@@ -228,19 +234,19 @@ def test_optimize_false_defaults_median_and_pooled_rows(rng):
 
 def test_seeds_reproduce(rng):
     x, y, z = _data(rng, n=80)
-    a = rel_ume(x, y, z, locations=2, seed=11)
-    b = rel_ume(x, y, z, locations=2, seed=11)
-    c = rel_ume(x, y, z, locations=2, seed=12)
+    a = rel_ume(x, y, z, n_locations=2, seed=11)
+    b = rel_ume(x, y, z, n_locations=2, seed=11)
+    c = rel_ume(x, y, z, n_locations=2, seed=12)
     assert a.statistic == b.statistic
     assert a.seed_used == 11
     np.testing.assert_array_equal(a.locations, b.locations)
     assert a.statistic != c.statistic
-    g = rel_ume(x, y, z, locations=2, seed=np.random.default_rng(1))
+    g = rel_ume(x, y, z, n_locations=2, seed=np.random.default_rng(1))
     assert g.seed_used is None
     # fresh entropy: at n = 80 an unlucky draw may be flagged degenerate, which is not the point here
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
-        fresh = rel_ume(x, y, z, locations=2)
+        fresh = rel_ume(x, y, z, n_locations=2)
     assert isinstance(fresh.seed_used, int)
     assert 0.0 <= fresh.pvalue <= 1.0
     x0 = x.copy()
@@ -284,32 +290,43 @@ def test_optimiser_improves_and_respects_bounds(rng):
     y = rng.normal(size=(300, 2))
     v0 = np.array([[5.0, 5.0]])
     start = ume_stats(x, y, z, v0, 1.0).criterion(1e-6)
-    par = optimize_ume(x, y, z, locations=1, bandwidth=1.0, seed=0, preset="paper-ex1")
+    par = optimize_ume(x, y, z, n_locations=1, bandwidth=1.0, seed=0, optimizer="paper-ex1")
     assert isinstance(par, UMEParams)
     assert par.criterion > start
     assert math.sqrt(0.1) - 1e-12 <= par.bandwidth <= 6.0 + 1e-12
     fixed = optimize_ume(x, y, z, locations=v0, bandwidth=1.0, seed=0)
     np.testing.assert_array_equal(fixed.locations, v0)  # array locations stay fixed
     bounded = optimize_ume(
-        x, y, z, locations=1, bandwidth=0.01, bandwidth_bounds=(0.5, 0.6), seed=0
+        x,
+        y,
+        z,
+        n_locations=1,
+        bandwidth=0.01,
+        optimizer=OptimizerOptions(bandwidth_bounds=(0.5, 0.6)),
+        seed=0,
     )
     assert 0.5 - 1e-12 <= bounded.bandwidth <= 0.6 + 1e-12
 
 
 def test_optimize_true_splits_and_params_roundtrip(rng):
     x, y, z = _data(rng, n=100)
-    res = rel_ume(x, y, z, locations=2, seed=4)
+    res = rel_ume(x, y, z, n_locations=2, seed=4)
     assert res.optimized
     assert res.n_train == 20
     assert res.n == 80
     assert res.train_criterion is not None
     assert isinstance(res.converged, bool)
-    assert rel_ume(x, y, z, locations=2, optimize=False, seed=0).converged is None
-    again = rel_ume(x, y, z, params=res.params, optimize=False)
-    fixed = rel_ume(x, y, z, locations=res.locations, bandwidth=res.bandwidth, optimize=False)
+    assert rel_ume(x, y, z, n_locations=2, optimizer=None, seed=0).converged is None
+    again = rel_ume(x, y, z, params=res.params, optimizer=None)
+    fixed = rel_ume(x, y, z, locations=res.locations, bandwidth=res.bandwidth, optimizer=None)
     assert again.statistic == fixed.statistic
+    assert rel_ume(x, y, z, params=res.params).statistic == again.statistic  # default optimizer
     with pytest.raises(ValueError, match="params"):
-        rel_ume(x, y, z, params=res.params)
+        rel_ume(x, y, z, params=res.params, optimizer="paper-ex1")
+    with pytest.raises(ValueError, match="n_locations"):
+        rel_ume(x, y, z, n_locations=3, locations=res.locations)
+    with pytest.raises(TypeError, match="n_locations"):
+        rel_ume(x, y, z, locations=3)
     d = res.to_dict()
     assert d["sigma2"] == pytest.approx(d["bandwidth"] ** 2)
     assert "relative_witness" in d
@@ -353,9 +370,9 @@ def test_size_at_the_boundary_and_power():
         z = g.normal(size=(n, 2))
         x = g.normal(size=(n, 2)) + np.array([0.7, 0.0])
         y = g.normal(size=(n, 2)) + np.array([0.7, 0.0])
-        rej_null += rel_ume(x, y, z, locations=2, seed=t).pvalue <= alpha
+        rej_null += rel_ume(x, y, z, n_locations=2, seed=t).pvalue <= alpha
         y_good = g.normal(size=(n, 2))
-        rej_alt += rel_ume(x, y_good, z, locations=2, seed=t).pvalue <= alpha
+        rej_alt += rel_ume(x, y_good, z, n_locations=2, seed=t).pvalue <= alpha
     assert binomtest(int(rej_null), trials, alpha, alternative="greater").pvalue > 0.01
     assert rej_alt >= 80
 
@@ -379,9 +396,30 @@ def test_published_kmod_demo_numbers():
     x = _kgof_iso_gmm(np.array([[-5.0, 0.0], [6.0, 0.0]]), var, pmix, 400, 10)
     y = _kgof_iso_gmm(np.array([[0.0, 1.3], [6.0, 0.0]]), var, pmix, 400, 11)
     z = _kgof_iso_gmm(np.array([[0.0, 0.0], [6.0, 0.0]]), var, pmix, 400, 12)
-    a = rel_ume(x, y, z, locations=np.array([[7.0, 0.0]]), bandwidth=2.0, optimize=False)
+    a = rel_ume(x, y, z, locations=np.array([[7.0, 0.0]]), bandwidth=2.0, optimizer=None)
     assert a.statistic == pytest.approx(-0.002345541194779246, rel=1e-8)
     assert a.pvalue == pytest.approx(0.5411991137393245, rel=1e-8)
-    b = rel_ume(x, y, z, locations=np.array([[-1.0, 1.0]]), bandwidth=2.0, optimize=False)
+    b = rel_ume(x, y, z, locations=np.array([[-1.0, 1.0]]), bandwidth=2.0, optimizer=None)
     assert b.statistic == pytest.approx(2.5475744306213324, rel=1e-8)
     assert b.pvalue == pytest.approx(7.235461506193459e-20, rel=1e-6)
+
+
+def test_optimizer_options_and_preset_names_agree(rng):
+    x, y, z = _data(rng, n=60)
+    named = rel_ume(x, y, z, n_locations=1, optimizer="paper-ex1", seed=0)
+    spelled = rel_ume(x, y, z, n_locations=1, optimizer=OptimizerOptions("paper-ex1"), seed=0)
+    assert named.statistic == spelled.statistic
+    assert named.preset == "paper-ex1"
+    tighter = OptimizerOptions("paper-ex1", max_iter=1)
+    assert tighter.resolve("ume").max_iter == 1
+    assert tighter.resolve("ume").reg == PRESETS["paper-ex1"]["ume"].reg
+    with pytest.raises(ValueError, match="max_iter"):
+        OptimizerOptions(max_iter=0)
+    with pytest.raises(ValueError, match="preset"):
+        OptimizerOptions(preset="paper-ex9")
+    with pytest.raises(ValueError, match="bandwidth_bounds"):
+        OptimizerOptions(bandwidth_bounds=(2.0, 1.0))
+    with pytest.raises(TypeError, match="optimizer"):
+        rel_ume(x, y, z, optimizer=True)
+    with pytest.raises(TypeError, match="optimizer"):
+        optimize_ume(x, y, z, optimizer=None)

@@ -39,10 +39,10 @@ class Binning:
     Attributes
     ----------
     n_bins : int
-        Number of bins actually produced (can be below the requested ``k`` when a stair has zero
+        Number of bins actually produced (can be below ``n_bins_requested`` when a stair has zero
         splitting gain or a half is too small to cut).
-    k : int
-        The requested granularity.
+    n_bins_requested : int
+        The requested granularity k (the ``n_bins`` the builder was given).
     p_binned : numpy.ndarray or None
         p^B (None in the two-sample mode, where p is known only by samples).
     kind : str
@@ -56,13 +56,13 @@ class Binning:
     --------
     >>> from modelcompare import random_binning, stair_distribution
     >>> p = stair_distribution(6, 6, 3, 2.0)
-    >>> b = random_binning(p, 4, seed=0)
+    >>> b = random_binning(p, n_bins=4, seed=0)
     >>> b.n_bins, b.kind, int(b.counts(p.sample(1000, seed=0)).sum())
     (4, 'random', 1000)
     """
 
     n_bins: int
-    k: int
+    n_bins_requested: int
     p_binned: np.ndarray | None
     kind: str
     split_stairs: tuple[int, ...] = ()
@@ -78,7 +78,7 @@ class Binning:
         --------
         >>> from modelcompare import random_binning, stair_distribution
         >>> p = stair_distribution(6, 6, 3, 2.0)
-        >>> random_binning(p, 4, seed=0).assign(p.sample(3, seed=0)).shape
+        >>> random_binning(p, n_bins=4, seed=0).assign(p.sample(3, seed=0)).shape
         (3,)
         """
         rows = self._check(rows, "rows") if self._check is not None else check_rows(rows, "rows")
@@ -91,7 +91,7 @@ class Binning:
         --------
         >>> from modelcompare import random_binning, stair_distribution
         >>> p = stair_distribution(6, 6, 3, 2.0)
-        >>> int(random_binning(p, 4, seed=0).counts(p.sample(500, seed=0)).sum())
+        >>> int(random_binning(p, n_bins=4, seed=0).counts(p.sample(500, seed=0)).sum())
         500
         """
         return np.bincount(self.assign(rows), minlength=self.n_bins)
@@ -220,7 +220,7 @@ class _TableEngine:
         )
         return Binning(
             n_bins=n_bins,
-            k=k,
+            n_bins_requested=k,
             p_binned=p_binned,
             kind="adaptive",
             split_stairs=tuple(split),
@@ -415,7 +415,7 @@ class _RowEngine:
             p_binned /= p_binned.sum()
         return Binning(
             n_bins=n_bins,
-            k=k,
+            n_bins_requested=k,
             p_binned=p_binned,
             kind="adaptive",
             split_stairs=tuple(split),
@@ -450,7 +450,7 @@ def max_bins(
 
 def limit_message(name: str, k: int, limit: int, why: str) -> str:
     """The error for a granularity above :func:`max_bins` (shared by the builders and the CLI)."""
-    return f"`{name}`={k} is above the finest partition: k must be <= {limit} ({why})."
+    return f"`{name}`={k} is above the finest partition: it must be <= {limit} ({why})."
 
 
 def check_k(
@@ -458,7 +458,7 @@ def check_k(
     p: CategoricalReference | None,
     *,
     adaptive: bool,
-    name: str = "k",
+    name: str = "n_bins",
     n_rows: int | None = None,
 ) -> int:
     """Validate a granularity: an int ≥ 1 and at most :func:`max_bins` (a ValueError naming it)."""
@@ -506,8 +506,8 @@ def make_engine(
 def adaptive_binning(
     p: CategoricalReference,
     samples: Any,
-    k: int,
     *,
+    n_bins: int,
     seed: SeedLike = None,
 ) -> Binning:
     """The data-dependent binning B*_k of Regol, Kroon & Coates, built from samples of q.
@@ -518,9 +518,10 @@ def adaptive_binning(
         The reference with its S positive stairs (s = S + 1 levels with the zero stair).
     samples : array-like, shape (m, L)
         Rows drawn from q (q̂ is their empirical distribution).
-    k : int
-        Granularity, k ≥ s. k = s: the stairs plus the zero bin; s < k ≤ 2s − 1: the k − s stairs
-        with the largest splitting gains g_j = 2 min(P, N) are split by the sign of p − q̂;
+    n_bins : int
+        The granularity k, k ≥ s. k = s: the stairs plus the zero bin; s < k ≤ 2s − 1: the
+        k − s stairs with the largest splitting gains g_j = 2 min(P, N) are split by the sign of
+        p − q̂;
         k ≥ 2s: all stairs split, plus k − (2s − 1) extra cuts on uniformly chosen halves.
         At most |Ω⁺| + 1 (one bin per element of the support plus the zero-stair bin).
     seed : int, Generator or None
@@ -535,7 +536,7 @@ def adaptive_binning(
     TypeError
         If ``p`` is not a :class:`CategoricalReference`.
     ValueError
-        If ``k`` is below s or above |Ω⁺| + 1, or for invalid ``samples``.
+        If ``n_bins`` is below s or above |Ω⁺| + 1, or for invalid ``samples``.
 
     Notes
     -----
@@ -547,12 +548,12 @@ def adaptive_binning(
     >>> from modelcompare import adaptive_binning, stair_distribution
     >>> p = stair_distribution(6, 6, 3, 2.0)
     >>> x = p.sample(1000, seed=0)
-    >>> b = adaptive_binning(p, x, 5, seed=0)
+    >>> b = adaptive_binning(p, x, n_bins=5, seed=0)
     >>> b.n_bins, b.counts(x).tolist()
     (5, [82, 338, 348, 232, 0])
     """
     p = check_reference(p, "p")
-    k = check_k(k, p, adaptive=True)
+    k = check_k(n_bins, p, adaptive=True)
     rows = p.check(samples)
     rng, _ = check_seed(seed)
     chunk_seed = int(rng.integers(2**62))
@@ -560,8 +561,8 @@ def adaptive_binning(
     return make_engine(p, rows, chunk_seed=chunk_seed).binning(k, cuts)
 
 
-def random_binning(p: CategoricalReference, k: int, *, seed: SeedLike = None) -> Binning:
-    """The random-binning baseline: k bins that ignore p and q.
+def random_binning(p: CategoricalReference, *, n_bins: int, seed: SeedLike = None) -> Binning:
+    """The random-binning baseline: k = ``n_bins`` bins that ignore p and q.
 
     For a table reference Ω is shuffled and cut into k bins of ⌊|Ω|/k⌋ elements (the last takes the
     remainder), exactly as the authors do. Otherwise rows go to bin ``hash(row, seed) mod k`` and
@@ -571,8 +572,8 @@ def random_binning(p: CategoricalReference, k: int, *, seed: SeedLike = None) ->
     ----------
     p : CategoricalReference
         The reference (only Ω and, for tables, p^B are used).
-    k : int
-        Number of bins, at most |Ω| = c**L.
+    n_bins : int
+        Number of bins k, at most |Ω| = c**L.
     seed : int, Generator or None
         The shuffle of Ω or the hash seed.
 
@@ -585,17 +586,17 @@ def random_binning(p: CategoricalReference, k: int, *, seed: SeedLike = None) ->
     TypeError
         If ``p`` is not a :class:`CategoricalReference`.
     ValueError
-        If ``k`` is above |Ω|.
+        If ``n_bins`` is above |Ω|.
 
     Examples
     --------
     >>> from modelcompare import random_binning, stair_distribution
-    >>> b = random_binning(stair_distribution(6, 6, 3, 2.0), 4, seed=0)
+    >>> b = random_binning(stair_distribution(6, 6, 3, 2.0), n_bins=4, seed=0)
     >>> b.kind, b.p_binned.round(3).tolist()
     ('random', [0.263, 0.235, 0.225, 0.278])
     """
     p = check_reference(p, "p")
-    k = check_k(k, p, adaptive=False)
+    k = check_k(n_bins, p, adaptive=False)
     rng, _ = check_seed(seed)
     if not p.is_table and p.size <= TABLE_LIMIT:
         p = p.as_table()
@@ -608,7 +609,7 @@ def random_binning(p: CategoricalReference, k: int, *, seed: SeedLike = None) ->
         p_binned = np.bincount(labels, weights=p.table, minlength=k)
         return Binning(
             n_bins=k,
-            k=k,
+            n_bins_requested=k,
             p_binned=p_binned,
             kind="random",
             _features=p.index_of,
@@ -622,7 +623,7 @@ def random_binning(p: CategoricalReference, k: int, *, seed: SeedLike = None) ->
 
     return Binning(
         n_bins=k,
-        k=k,
+        n_bins_requested=k,
         p_binned=np.full(k, 1.0 / k),
         kind="hash",
         _features=lambda rows: rows,

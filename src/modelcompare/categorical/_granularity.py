@@ -149,26 +149,26 @@ class GranularityResult(ScoreResult):
         return "\n".join(lines)
 
 
-def _check_k_range(k_range: Any, s: int, limit: int, why: str) -> list[int]:
+def _check_k_range(n_bins_grid: Any, s: int, limit: int, why: str) -> list[int]:
     """Sorted distinct levels, each an int in [s, limit]; checked before anything is computed."""
-    if isinstance(k_range, range) and k_range:  # bounded up front, never materialised first
-        top = max(k_range[0], k_range[-1])
+    if isinstance(n_bins_grid, range) and n_bins_grid:  # bounded up front, never materialised first
+        top = max(n_bins_grid[0], n_bins_grid[-1])
         if top > limit:
-            raise ValueError(limit_message("k_range", top, limit, why))
-    if isinstance(k_range, str | bytes) or not isinstance(k_range, Iterable):
-        msg = f"`k_range` must be an iterable of ints; got {k_range!r}."
+            raise ValueError(limit_message("n_bins_grid", top, limit, why))
+    if isinstance(n_bins_grid, str | bytes) or not isinstance(n_bins_grid, Iterable):
+        msg = f"`n_bins_grid` must be an iterable of ints; got {n_bins_grid!r}."
         raise TypeError(msg)
     ks: set[int] = set()
-    for k in k_range:
+    for k in n_bins_grid:
         if isinstance(k, bool | np.bool_) or not isinstance(k, numbers.Integral):
-            msg = f"`k_range` must be an iterable of ints; got the element {k!r}."
+            msg = f"`n_bins_grid` must be an iterable of ints; got the element {k!r}."
             raise TypeError(msg)
         if int(k) > limit:
-            raise ValueError(limit_message("k_range", int(k), limit, why))
+            raise ValueError(limit_message("n_bins_grid", int(k), limit, why))
         ks.add(int(k))
     out = sorted(ks)
     if not out or out[0] < s:
-        msg = f"`k_range` must be non-empty with every k >= s={s}; got {k_range!r}."
+        msg = f"`n_bins_grid` must be non-empty with every k >= s={s}; got {n_bins_grid!r}."
         raise ValueError(msg)
     return out
 
@@ -177,9 +177,9 @@ def _granularity_iv(
     p: Any,
     samples: Any,
     reference_samples: Any,
-    k_range: Any,
+    n_bins_grid: Any,
     mode: str | None,
-    split_fraction: float,
+    train_fraction: float,
 ) -> tuple[CategoricalReference | None, np.ndarray, np.ndarray | None, list[int], str]:
     if p is not None and not isinstance(p, CategoricalReference):
         msg = (
@@ -210,12 +210,12 @@ def _granularity_iv(
     s = n_st + 1 if p is not None else 1
     n_pooled = rows.shape[0] + (ref_rows.shape[0] if ref_rows is not None else 0)
     limit, why = max_bins(p, adaptive=True, n_rows=n_pooled)
-    if k_range is None:
+    if n_bins_grid is None:
         ks = list(range(s, 2 * s + 1)) if p is not None else [2, 3, 4]
         ks = [k for k in ks if k <= limit]  # tiny spaces: the default stops at the finest level
     else:
-        ks = _check_k_range(k_range, s, limit, why)
-    check_fraction(split_fraction, "split_fraction")
+        ks = _check_k_range(n_bins_grid, s, limit, why)
+    check_fraction(train_fraction, "train_fraction")
     return p, rows, ref_rows, ks, mode
 
 
@@ -225,10 +225,10 @@ def granularity(
     *,
     epsilon: float = 0.1,
     alpha: float = 0.05,
-    k_range: Any = None,
+    n_bins_grid: Any = None,
     mode: str | None = None,
     split: bool = False,
-    split_fraction: float = 0.5,
+    train_fraction: float = 0.5,
     reference_samples: Any = None,
     epsilon0: float | None = None,
     n_resamples: int = 999,
@@ -254,8 +254,8 @@ def granularity(
         ε_test, a bound on the ℓ2 norm ‖p^B − q^B‖₂ (default 0.1, the paper's).
     alpha : float
         The level α of each closeness test, in (0, 1) (default 0.05).
-    k_range : iterable of int, optional
-        Levels to evaluate (default s..2s), each at most the finest partition: |Ω⁺| + 1 with a
+    n_bins_grid : iterable of int, optional
+        The granularities k (numbers of bins) to evaluate (default s..2s), each at most the finest partition: |Ω⁺| + 1 with a
         reference, the number of pooled rows without one. A ``range`` is bounded before it is
         iterated.
     mode : str, optional
@@ -263,10 +263,10 @@ def granularity(
         batch-majority rule), ``"amplified"``, ``"cantelli"``, ``"asymptotic"``, ``"mc"`` or
         ``"tv-bound"``. Two-sample: ``"threshold"`` (default) or ``"permutation"``.
     split : bool
-        If True, choose B*_k on a random ``split_fraction`` of the samples and test on the rest.
+        If True, choose B*_k on a random ``train_fraction`` of the samples and test on the rest.
         This removes the selection bias (calibrated modes then hold their level α per k under
         q = p) at the price of fewer tested samples and a B*_k fitted to a noisier q̂.
-    split_fraction : float
+    train_fraction : float
         Share of the samples used to choose the bins when ``split``.
     reference_samples : array-like, optional
         Draws from the reference, for the two-sample mode (CDVV statistic on the binned counts).
@@ -286,7 +286,7 @@ def granularity(
     Raises
     ------
     TypeError
-        If ``p`` is neither a :class:`CategoricalReference` nor None, or ``k_range`` is not an
+        If ``p`` is neither a :class:`CategoricalReference` nor None, or ``n_bins_grid`` is not an
         iterable of ints.
     ValueError
         For invalid samples, a level below s or above the finest partition, or a bad option.
@@ -320,7 +320,7 @@ def granularity(
     (8, True)
     """
     p, rows, ref_rows, ks, mode = _granularity_iv(
-        p, samples, reference_samples, k_range, mode, split_fraction
+        p, samples, reference_samples, n_bins_grid, mode, train_fraction
     )
     two_sample = ref_rows is not None
     split = check_bool(split, "split")
@@ -338,9 +338,9 @@ def granularity(
     if split:
 
         def halves(x: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
-            n_fit = math.floor(split_fraction * x.shape[0])
+            n_fit = math.floor(train_fraction * x.shape[0])
             if n_fit < 1 or x.shape[0] - n_fit < 2:
-                msg = f"`{name}` has too few rows ({x.shape[0]}) to split at {split_fraction}."
+                msg = f"`{name}` has too few rows ({x.shape[0]}) to split at {train_fraction}."
                 raise ValueError(msg)
             perm = r_split.permutation(x.shape[0])
             return x[perm[:n_fit]], x[perm[n_fit:]]

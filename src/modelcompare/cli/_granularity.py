@@ -13,7 +13,7 @@ The reference is given one of three ways:
 library's :class:`~modelcompare.GranularityResult` (``value`` is the granularity) and its per-level
 ``decisions``. A malformed ``--reference`` spec (an unknown key, a value that is not a number, or
 values that name no stair distribution, e.g. ``c=0`` or ``layout=sort`` with ``stairs=3``) and a
-``--k-max`` outside [s, finest partition] are usage errors: one line ``Error: ...`` and exit 2,
+``--n-bins-max`` outside [s, finest partition] are usage errors: one line ``Error: ...`` and exit 2,
 like any bad option value. Unreadable files, bad shapes, categories out of range and invalid tables
 are data errors (exit 3).
 """
@@ -165,10 +165,10 @@ def _table_reference(path: str, length: int) -> Any:
 )
 @click.option("--split", is_flag=True, help="Choose bins on half the samples, test on the rest.")
 @click.option(
-    "--k-max",
+    "--n-bins-max",
     type=click.IntRange(min=1),
     default=None,
-    help="Last level (default 2s; at most |Ω⁺| + 1, or the pooled rows without a reference).",
+    help="Last granularity k, the most bins (default 2s; at most |Ω⁺| + 1, or the pooled rows without a reference).",
 )
 @click.option("--n-resamples", type=click.IntRange(min=1), default=999, show_default=True)
 @common_options
@@ -181,7 +181,7 @@ def granularity_command(
     epsilon: float,
     mode: str | None,
     split: bool,
-    k_max: int | None,
+    n_bins_max: int | None,
     n_resamples: int,
     seed: int | None,
     as_json: bool,
@@ -222,16 +222,16 @@ def granularity_command(
     if reference_table is not None:
         ref = _table_reference(reference_table, x.shape[1])
     ref_x = read_matrix(reference_samples) if reference_samples is not None else None
-    k_range = None
-    if k_max is not None:
+    n_bins_grid = None
+    if n_bins_max is not None:
         lo = ref.n_stairs + 1 if ref is not None else 2
-        if k_max < lo:
-            _usage_error(f"`--k-max`={k_max} is below s={lo}, the coarsest level.")
+        if n_bins_max < lo:
+            _usage_error(f"`--n-bins-max`={n_bins_max} is below s={lo}, the coarsest level.")
         n_rows = x.shape[0] + (ref_x.shape[0] if ref_x is not None else 0)
         limit, why = max_bins(ref, adaptive=True, n_rows=n_rows)
-        if k_max > limit:
-            _usage_error(limit_message("--k-max", k_max, limit, why))
-        k_range = range(lo, k_max + 1)
+        if n_bins_max > limit:
+            _usage_error(limit_message("--n-bins-max", n_bins_max, limit, why))
+        n_bins_grid = range(lo, n_bins_max + 1)
     result = granularity(
         ref,
         x,
@@ -239,7 +239,7 @@ def granularity_command(
         alpha=alpha,
         mode=mode,
         split=split,
-        k_range=k_range,
+        n_bins_grid=n_bins_grid,
         reference_samples=ref_x,
         n_resamples=n_resamples,
         seed=seed,
@@ -264,7 +264,7 @@ def granularity_command(
             "alpha": alpha,
             "mode": result.mode,
             "split": split,
-            "k_max": k_max,
+            "n_bins_max": n_bins_max,
             "n_resamples": n_resamples,
         },
         seed=result.seed_used,

@@ -35,7 +35,7 @@ def _only_for(value: Any, option: str, allowed: tuple[str, ...], test: str) -> N
     "kernel); fid: bootstrap test of FID(P,R) - FID(Q,R) <= 0.",
 )
 @click.option(
-    "--locations",
+    "--n-locations",
     type=click.IntRange(min=1),
     default=None,
     help="Rel-UME: number J of test locations [default: 5].",
@@ -47,9 +47,11 @@ def _only_for(value: Any, option: str, allowed: tuple[str, ...], test: str) -> N
     help="Gaussian width sigma in exp(-|a-b|^2/(2 sigma^2)) (ume, mmd). Default: median heuristic.",
 )
 @click.option(
-    "--optimize/--no-optimize",
+    "--optimizer",
+    type=click.Choice(["default", "paper-ex1", "paper-ex2", "demo", "none"]),
     default=None,
-    help="Rel-UME: optimise locations and width on a 20% split [default: optimize].",
+    help="Rel-UME: the optimiser preset for locations and width on a 20% split, or none to test "
+    "all rows without optimising [default: default].",
 )
 @click.option(
     "--subsample",
@@ -72,9 +74,9 @@ def relative_command(
     q_samples: str,
     ref_samples: str,
     test: str,
-    locations: int | None,
+    n_locations: int | None,
     bandwidth: float | None,
-    optimize: bool | None,
+    optimizer: str | None,
     subsample: bool | None,
     n_resamples: int | None,
     columns: str | None,
@@ -101,8 +103,8 @@ def relative_command(
     """
     from modelcompare import relative
 
-    _only_for(locations, "--locations", ("ume",), test)
-    _only_for(optimize, "--optimize/--no-optimize", ("ume",), test)
+    _only_for(n_locations, "--n-locations", ("ume",), test)
+    _only_for(optimizer, "--optimizer", ("ume",), test)
     _only_for(bandwidth, "--bandwidth", ("ume", "mmd"), test)
     _only_for(subsample, "--subsample", ("ume", "mmd", "kid"), test)
     _only_for(n_resamples, "--n-resamples", ("fid",), test)
@@ -115,9 +117,11 @@ def relative_command(
     params: dict[str, Any]
     if test == "ume":
         params = {
-            "locations": 5 if locations is None else locations,
+            "n_locations": 5 if n_locations is None else n_locations,
             "bandwidth": bandwidth,
-            "optimize": True if optimize is None else optimize,
+            "optimizer": (
+                "default" if optimizer is None else None if optimizer == "none" else optimizer
+            ),
         }
         if subsample:
             params["subsample"] = True

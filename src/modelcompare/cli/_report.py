@@ -67,7 +67,9 @@ def _load_flow(path: str) -> Any:
     "--n-posterior-samples", type=click.IntRange(min=1), help="S, the draws behind --ranks."
 )
 @click.option(
-    "--draws", "draws_file", help="Posterior draws, (N, S, m) .npy, with --theta: TARP (and SBC)."
+    "--posterior-samples",
+    "posterior_samples_file",
+    help="Posterior draws, (N, S, m) .npy, with --theta: TARP (and SBC).",
 )
 @click.option("--theta", "theta_file", help="True parameters θ of the calibration pairs, (N, m).")
 @click.option(
@@ -76,8 +78,8 @@ def _load_flow(path: str) -> Any:
     help="Exact posterior draws at observations, (K, n, m) or (n, m) .npy: C2ST.",
 )
 @click.option(
-    "--reference-samples",
-    "reference_samples_file",
+    "--posterior-samples-at-reference",
+    "posterior_samples_at_reference_file",
     help="The posterior's draws at the same observations, same shape as --reference.",
 )
 @click.option(
@@ -119,10 +121,10 @@ def report_command(
     x_eval_file: str | None,
     ranks_file: str | None,
     n_posterior_samples: int | None,
-    draws_file: str | None,
+    posterior_samples_file: str | None,
     theta_file: str | None,
     reference_file: str | None,
-    reference_samples_file: str | None,
+    posterior_samples_at_reference_file: str | None,
     flow_pickle: str | None,
     checks: str,
     n_resamples: int | None,
@@ -138,10 +140,10 @@ def report_command(
 
     Which file feeds which check: PIT values (--pit) and their x's (--x) feed the global PIT
     check, the PIT independence test and, with --x, the local coverage and local independence
-    tests; SBC ranks (--ranks with --n-posterior-samples) feed SBC; posterior draws (--draws,
-    shape N × S × m) with their θ (--theta) feed TARP, and SBC when no ranks are given; reference
-    draws (--reference) with the posterior's draws at the same observations (--reference-samples)
-    feed C2ST. L-C2ST-NF needs the estimator itself (--flow-pickle). Checks without their input
+    tests; SBC ranks (--ranks with --n-posterior-samples) feed SBC; posterior draws
+    (--posterior-samples, shape N × S × m) with their θ (--theta) feed TARP, and SBC when no
+    ranks are given; reference draws (--reference) with the posterior's draws at the same
+    observations (--posterior-samples-at-reference) feed C2ST. L-C2ST-NF needs the estimator itself (--flow-pickle). Checks without their input
     are listed as skipped.
 
     \b
@@ -169,11 +171,13 @@ def report_command(
     x_eval = _read_array(x_eval_file, "x_eval")
     theta = _read_array(theta_file, "theta")
     reference = _read_array(reference_file, "reference")
-    reference_samples = _read_array(reference_samples_file, "reference_samples")
+    at_reference = _read_array(
+        posterior_samples_at_reference_file, "posterior_samples_at_reference"
+    )
     if reference is not None and reference.ndim == 2:
-        reference, reference_samples = (
+        reference, at_reference = (
             reference[None],
-            (None if reference_samples is None else reference_samples[None]),
+            (None if at_reference is None else at_reference[None]),
         )
     pairs = None if reference is None else [(None, r) for r in reference]
     if flow_pickle is not None:
@@ -199,10 +203,10 @@ def report_command(
             x_eval=x_eval,
             ranks=_read_array(ranks_file, "ranks"),
             n_posterior_samples=n_posterior_samples,
-            draws=_read_array(draws_file, "draws"),
+            posterior_samples=_read_array(posterior_samples_file, "posterior_samples"),
             theta=theta,
             reference=pairs,
-            reference_samples=reference_samples,
+            posterior_samples_at_reference=at_reference,
             checks=names,
             n_resamples=n_resamples,
             regressor=regressor,

@@ -157,7 +157,7 @@ def _resolve_sizes(
             y,
             groups,
             n_samples=n_samples,
-            classifier=is_classifier(getattr(results, "estimator", None)),
+            is_classifier=is_classifier(getattr(results, "estimator", None)),
         )
         if sizes.n_splits != n_splits:
             msg = (

@@ -362,7 +362,7 @@ def split_sizes(
     groups: Any = None,
     *,
     n_samples: int | None = None,
-    classifier: bool = False,
+    is_classifier: bool = False,
 ) -> SplitSizes:
     """Training and test set sizes of a cross-validation splitter on given data.
 
@@ -375,8 +375,9 @@ def split_sizes(
         ``cv`` with a classifier), ``groups`` by group splitters.
     n_samples : int, optional
         Instead of ``X``: only the number of rows (enough for splitters that ignore the values).
-    classifier : bool
-        Whether the estimator is a classifier (an int ``cv`` then means stratified k-fold).
+    is_classifier : bool
+        Whether the estimator is a classifier, as scikit-learn's ``check_cv(classifier=...)``
+        (an int ``cv`` then means stratified k-fold).
 
     Returns
     -------
@@ -397,7 +398,7 @@ def split_sizes(
     """
     from sklearn.model_selection import check_cv
 
-    classifier = check_flag(classifier, "classifier")
+    classifier = check_flag(is_classifier, "is_classifier")
     rows_only = X is None
     if X is None:
         if n_samples is None:

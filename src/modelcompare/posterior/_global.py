@@ -218,8 +218,8 @@ class GlobalCoverageResult(TestResult):
         The simultaneous band's construction.
     confidence_level : float
         Coverage of the bands.
-    band_correction : str
-        ``"bonferroni"`` when the bands hold jointly over the m covariates.
+    band_correction : str or None
+        ``"bonferroni"`` when the bands hold jointly over the m covariates, else ``None``.
     hist_counts : numpy.ndarray, shape (K, m)
         Histogram counts of each PIT column; ``bin_edges`` has shape (K + 1,).
     hist_band : tuple (low, high)
@@ -249,7 +249,7 @@ class GlobalCoverageResult(TestResult):
     simultaneous_band: tuple[np.ndarray, np.ndarray]
     simultaneous_method: str
     confidence_level: float
-    band_correction: str
+    band_correction: str | None
     hist_counts: np.ndarray
     bin_edges: np.ndarray
     hist_band: tuple[float, float]
@@ -275,7 +275,7 @@ def global_coverage_test(
     levels: Any = None,
     confidence_level: float = 0.95,
     simultaneous: str = "ecdf",
-    band_correction: str = "none",
+    band_correction: str | None = None,
     n_bins: int | None = None,
     n_resamples: int = 1000,
     seed: SeedLike = None,
@@ -292,8 +292,9 @@ def global_coverage_test(
         Coverage of the bands (0.95).
     simultaneous : {"ecdf", "dkw", "ks"}
         Simultaneous band: Säilynoja et al. 2022 (ArviZ's PIT-ECDF standard), DKW or exact KS.
-    band_correction : {"none", "bonferroni"}
-        "bonferroni" uses η/m per covariate so the bands hold jointly over the m panels.
+    band_correction : {None, "bonferroni"}
+        ``"bonferroni"`` uses η/m per covariate so the bands hold jointly over the m panels;
+        ``None`` (default) gives each panel its own level η.
     n_bins : int, optional
         Histogram bins (default: N // 50 clipped to [5, 20]).
     n_resamples : int
@@ -325,7 +326,8 @@ def global_coverage_test(
     grid = level_grid(levels)
     confidence_level = check_fraction(confidence_level, "confidence_level")
     simultaneous = check_choice(simultaneous, "simultaneous", _SIMULTANEOUS)
-    band_correction = check_choice(band_correction, "band_correction", ("none", "bonferroni"))
+    if band_correction is not None:
+        band_correction = check_choice(band_correction, "band_correction", ("bonferroni",))
     if n_bins is None:
         n_bins = int(np.clip(n // 50, 5, 20))
     n_bins = check_int(n_bins, "n_bins", low=1)

@@ -371,7 +371,9 @@ class LocalCoverageResult(TestResult):
         Algorithm 2: pointwise null quantiles of r̂^{(b)}_γ(x₀) over the B trials.
     confidence_level : float
         Coverage of the Algorithm 2 band.
-    band_correction, statistic_type, combine, regressor : str
+    band_correction : str or None
+        The band correction the test ran with.
+    statistic_type, combine, regressor : str
         The options the test ran with.
     eval_correction : str or None
         The correction of ``pvalues_adjusted``.
@@ -407,7 +409,7 @@ class LocalCoverageResult(TestResult):
     band_low: np.ndarray
     band_high: np.ndarray
     confidence_level: float
-    band_correction: str
+    band_correction: str | None
     statistic_type: str
     combine: str
     eval_correction: str | None
@@ -438,7 +440,7 @@ def local_coverage_test(
     combine: str = "bonferroni",
     eval_correction: str | None = "holm",
     confidence_level: float = 0.95,
-    band_correction: str = "bonferroni",
+    band_correction: str | None = "bonferroni",
     seed: SeedLike = None,
     n_jobs: int | None = None,
 ) -> LocalCoverageResult:
@@ -479,8 +481,9 @@ def local_coverage_test(
         the false discovery rate, not the family-wise error of ``decision(alpha)``.
     confidence_level : float
         Coverage of the Algorithm 2 bands.
-    band_correction : {"bonferroni", "none"}
-        Whether the band level is Bonferroni-adjusted over the m covariates (η/m).
+    band_correction : {"bonferroni", None}
+        Whether the band level is Bonferroni-adjusted over the m covariates (η/m, default) or
+        not (``None``).
     seed : int, Generator or None
         Seeds the null draws and every regressor. With an int, the null fits equal
         ``fit_null_regressors(x, ..., seed=seed)``.
@@ -534,7 +537,8 @@ def local_coverage_test(
     combine = check_choice(combine, "combine", ("bonferroni", "harmonic"))
     eval_correction = check_correction(eval_correction, "eval_correction")
     confidence_level = check_fraction(confidence_level, "confidence_level")
-    band_correction = check_choice(band_correction, "band_correction", ("bonferroni", "none"))
+    if band_correction is not None:
+        band_correction = check_choice(band_correction, "band_correction", ("bonferroni",))
     n_jobs = check_n_jobs(n_jobs)
     rng, seed_used = check_seed(seed)
     null_rng, obs_rng = rng.spawn(2)

@@ -14,7 +14,7 @@ from modelcompare.relative._maps import (
 )
 from modelcompare.relative._optimize import FSSDParams, UMEParams
 from modelcompare.relative._plot import plot_power_criterion_map
-from modelcompare.relative._presets import PRESETS
+from modelcompare.relative._presets import PRESETS, OptimizerOptions
 from modelcompare.relative._ume import RelUMEResult, optimize_ume, rel_ume
 
 # isort: split
@@ -34,6 +34,7 @@ __all__ = [  # noqa: RUF022 (two blocks: UME/FSSD, then MMD/KID/FID)
     "PRESETS",
     "FSSDParams",
     "LocationSelection",
+    "OptimizerOptions",
     "PowerCriterionMap",
     "RelFSSDResult",
     "RelUMEResult",

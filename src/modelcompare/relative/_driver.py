@@ -10,6 +10,9 @@ scores at the reference draws. The driver owns everything else, once:
 - the choice of σ and V by maximising the power criterion (L-BFGS-B, presets, bounds);
 - the paired statistic ``√n (Û²_P − Û²_Q)``, its variance and its one-sided p-value;
 - the reuse of fitted parameters (``params=``) and the chunked pass over the test rows.
+
+It is the one place that reads the ``n_locations``/``locations`` and ``optimizer=`` options
+(:class:`~modelcompare.OptimizerOptions` or a preset name).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import numpy as np
 
 from modelcompare._foundation.resources import check_memory
 from modelcompare._foundation.results import TestResult, result_class
-from modelcompare._foundation.validation import check_bandwidth, check_bool, check_fraction
+from modelcompare._foundation.validation import check_bandwidth, check_fraction
 from modelcompare.relative._core import PairedStats, guarded_pvalue
 from modelcompare.relative._optimize import (
     Bounds,
@@ -35,12 +38,21 @@ from modelcompare.relative._optimize import (
     pooled_random_rows,
     split_indices,
 )
-from modelcompare.relative._presets import OptimOptions, resolve_options
+from modelcompare.relative._presets import (
+    OptimizerOptions,
+    OptimOptions,
+    resolve_optimizer,
+)
+
+#: The defaults of ``n_locations`` and ``optimizer`` in every function of the driver.
+DEFAULT_N_LOCATIONS = 5
+DEFAULT_OPTIMIZER = "default"
 
 __all__ = [
+    "DEFAULT_N_LOCATIONS",
+    "DEFAULT_OPTIMIZER",
     "FeatureMap",
     "LocationTestResult",
-    "OptimRequest",
     "RunSettings",
     "fit_parameters",
     "optimize_locations",
@@ -156,8 +168,8 @@ class FeatureMap(ABC):
     ) -> PairedStats:
         """Û², ζ̂ and ν̂ at fixed locations and σ², in chunked passes over the rows.
 
-        ``locations_from`` is the option the locations come from (``"locations"`` or
-        ``"params"``), named when there are too many of them for the memory limit.
+        ``locations_from`` is the option the locations come from (``"n_locations"``,
+        ``"locations"`` or ``"params"``), named when there are too many of them for the memory limit.
         """
 
     @abstractmethod
@@ -166,39 +178,16 @@ class FeatureMap(ABC):
 
 
 @dataclass(frozen=True)
-class OptimRequest:
-    """The optimiser options a caller asked for (``None``: from ``preset``, else the defaults)."""
-
-    preset: str | None = None
-    reg: float | None = None
-    max_iter: int | None = None
-    tol_fun: float | None = None
-    locs_bounds_frac: float | None = None
-    bandwidth_bounds: tuple[float, float] | None = None
-
-    def resolve(self, test: str) -> OptimOptions:
-        """The options of ``test`` (``"ume"`` or ``"fssd"``), checked."""
-        return resolve_options(
-            test,
-            self.preset,
-            max_iter=self.max_iter,
-            reg=self.reg,
-            tol_fun=self.tol_fun,
-            locs_bounds_frac=self.locs_bounds_frac,
-            bandwidth_bounds=self.bandwidth_bounds,
-        )
-
-
-@dataclass(frozen=True)
 class RunSettings:
-    """The test options a caller passed to ``rel_ume`` or ``rel_fssd``, unchecked."""
+    """The options a caller passed to ``rel_*`` or ``optimize_*``, unchecked."""
 
+    n_locations: Any
     locations: Any
     bandwidth: Any
-    optimize: Any
-    train_fraction: Any
-    params: Any
-    chunk_size: Any
+    optimizer: Any
+    train_fraction: Any = 0.2
+    params: Any = None
+    chunk_size: Any = None
 
 
 def fit_parameters(
@@ -219,7 +208,7 @@ def fit_parameters(
     check_memory(
         features.fit_bytes(j),
         f"optimising {j} test locations on {features.n_rows} training rows",
-        "locations",
+        "locations" if fixed else "n_locations",
     )
     v0 = locations if fixed else pooled_random_rows(features.pool, locations, loc_rng)
     sigma0, s2b = features.initial_width(bandwidth, opts.sigma2_bounds, med_rng)
@@ -236,37 +225,63 @@ def fit_parameters(
 
 
 def _check_width_and_locations(
-    features: FeatureMap, locations: Any, bandwidth: Any
+    features: FeatureMap, n_locations: Any, locations: Any, bandwidth: Any
 ) -> tuple[int | np.ndarray, float | None]:
-    locs = check_locations(locations, features.dim)
+    """An int J (``n_locations``) or the given (J, d) ``locations``, and the width."""
+    if locations is None:
+        if isinstance(n_locations, bool | np.bool_) or not isinstance(
+            n_locations, int | np.integer
+        ):
+            msg = f"`n_locations` must be an int J >= 1; got {n_locations!r}."
+            raise TypeError(msg)
+        locs: int | np.ndarray = check_locations(int(n_locations), features.dim)
+    else:
+        if isinstance(locations, int | np.integer) and not isinstance(locations, bool):
+            msg = (
+                f"`locations` is an array of test locations; got the int {locations!r} "
+                "(a number of locations is `n_locations`)."
+            )
+            raise TypeError(msg)
+        locs = check_locations(locations, features.dim)
+        if n_locations != DEFAULT_N_LOCATIONS and n_locations != locs.shape[0]:
+            msg = (
+                f"`n_locations`={n_locations!r} disagrees with the {locs.shape[0]} rows of "
+                "`locations`: pass one of them."
+            )
+            raise ValueError(msg)
     bw = None if bandwidth is None else check_bandwidth(bandwidth, "bandwidth")
     return locs, bw
 
 
 def optimize_locations(
-    features: FeatureMap,
-    rng: np.random.Generator,
-    locations: Any,
-    bandwidth: Any,
-    optim: OptimRequest,
+    features: FeatureMap, rng: np.random.Generator, settings: RunSettings
 ) -> GaussianLocationParams:
     """The flow of ``optimize_ume`` and ``optimize_fssd`` after the data are prepared."""
     loc_rng, med_rng = rng.spawn(2)
-    locs, bw = _check_width_and_locations(features, locations, bandwidth)
-    return fit_parameters(features, locs, bw, optim.resolve(features.test), loc_rng, med_rng)
+    optimizer = resolve_optimizer(settings.optimizer, allow_none=False)
+    assert optimizer is not None
+    locs, bw = _check_width_and_locations(
+        features, settings.n_locations, settings.locations, settings.bandwidth
+    )
+    return fit_parameters(features, locs, bw, optimizer.resolve(features.test), loc_rng, med_rng)
 
 
-def _check_params(
-    features: FeatureMap, params: Any, locations: Any, bandwidth: Any, optimize: bool
-) -> None:
+def _check_params(features: FeatureMap, params: Any, settings: RunSettings) -> None:
     cls = features.params_type
     if not isinstance(params, cls):
         msg = f"`params` must be a {cls.__name__} instance; got {type(params).__name__}."
         raise TypeError(msg)
-    if bandwidth is not None or not isinstance(locations, int) or locations != 5 or optimize:
+    untouched = (
+        settings.bandwidth is None
+        and settings.locations is None
+        and settings.n_locations == DEFAULT_N_LOCATIONS
+        and (settings.optimizer is None or settings.optimizer == DEFAULT_OPTIMIZER)
+    )
+    if not untouched:
         msg = (
-            "with `params`, leave `locations` and `bandwidth` at their defaults and pass "
-            "`optimize=False`: the parameters are used as given on all the data."
+            "with `params`, leave `n_locations`, `locations`, `bandwidth` and `optimizer` at "
+            "their defaults (or pass `optimizer=None`): the parameters are used as given on all "
+            "the data."
         )
         raise ValueError(msg)
     d = features.dim
@@ -283,25 +298,25 @@ def relative_test(
     rng: np.random.Generator,
     seed_used: int | None,
     settings: RunSettings,
-    optim: OptimRequest,
 ) -> LocationTestResult:
     """The flow of ``rel_ume`` and ``rel_fssd`` after the data are prepared.
 
     Three random streams are spawned from ``rng``: the split, the random locations and the median
     heuristic.
     """
-    locations, bandwidth, optimize = settings.locations, settings.bandwidth, settings.optimize
     params = settings.params
     split_rng, loc_rng, med_rng = rng.spawn(3)
-    optimize = check_bool(optimize, "optimize")
-    opts = optim.resolve(features.test)
-    locs, bw = _check_width_and_locations(features, locations, bandwidth)
+    optimizer = resolve_optimizer(settings.optimizer, allow_none=True)
+    opts = (OptimizerOptions() if optimizer is None else optimizer).resolve(features.test)
+    locs, bw = _check_width_and_locations(
+        features, settings.n_locations, settings.locations, settings.bandwidth
+    )
     n_train, train_crit, n_iter, optimized, converged = 0, None, None, False, None
     tested = features
     if params is not None:
-        _check_params(features, params, locations, bandwidth, optimize)
+        _check_params(features, params, settings)
         v, sigma = params.locations, params.bandwidth
-    elif optimize:
+    elif optimizer is not None:
         train_fraction = check_fraction(settings.train_fraction, "train_fraction")
         tr, te = split_indices(features.n_rows, train_fraction, split_rng)
         fitted = fit_parameters(features.rows(tr), locs, bw, opts, loc_rng, med_rng)
@@ -319,7 +334,13 @@ def relative_test(
         v,
         sigma2,
         chunk_size=settings.chunk_size,
-        locations_from="locations" if params is None else "params",
+        locations_from=(
+            "params"
+            if params is not None
+            else "n_locations"
+            if settings.locations is None
+            else "locations"
+        ),
     )
     pvalue, degenerate = guarded_pvalue(stats.statistic, stats.variance, stacklevel=4)
     return features.result_type(
@@ -339,7 +360,7 @@ def relative_test(
         n=stats.n,
         n_train=n_train,
         optimized=optimized,
-        preset="default" if optim.preset is None else optim.preset,
+        preset="default" if optimizer is None else optimizer.preset,
         n_iter=n_iter,
         converged=converged,
         seed_used=seed_used,

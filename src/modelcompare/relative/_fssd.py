@@ -13,9 +13,10 @@ from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import as_numpy, check_samples
 from modelcompare.relative._core import PairedStats, criterion_and_grad, stats_from_sums
 from modelcompare.relative._driver import (
+    DEFAULT_N_LOCATIONS,
+    DEFAULT_OPTIMIZER,
     FeatureMap,
     LocationTestResult,
-    OptimRequest,
     RunSettings,
     optimize_locations,
     relative_test,
@@ -27,6 +28,7 @@ from modelcompare.relative._optimize import (
     default_sigma2_bounds,
     pooled_meddistance,
 )
+from modelcompare.relative._presets import OptimizerOptions
 from modelcompare.relative._ume import _chunk_rows, check_pass_memory, gauss_block
 
 __all__ = [
@@ -329,15 +331,11 @@ def optimize_fssd(
     q: Any,
     z: Any,
     *,
-    locations: int | Any = 5,
+    n_locations: int = DEFAULT_N_LOCATIONS,
+    locations: Any = None,
     bandwidth: float | None = None,
+    optimizer: OptimizerOptions | str = DEFAULT_OPTIMIZER,
     seed: SeedLike = None,
-    preset: str | None = None,
-    reg: float | None = None,
-    max_iter: int | None = None,
-    tol_fun: float | None = None,
-    locs_bounds_frac: float | None = None,
-    bandwidth_bounds: tuple[float, float] | None = None,
 ) -> FSSDParams:
     """Choose the Gaussian width and test locations of Rel-FSSD by maximising the power criterion.
 
@@ -349,12 +347,14 @@ def optimize_fssd(
         Score functions ∇ log p, ∇ log q ((n, d) → (n, d)), or objects with a ``.score`` method.
     z : array-like, shape (n, d)
         Training draws of R.
-    locations : int or array-like of shape (J, d)
-        An int J starts from J random rows of ``z``; an array is kept fixed (width only).
+    n_locations : int
+        The number J of test locations, started from J random rows of ``z``.
+    locations : array-like of shape (J, d), optional
+        Given locations, kept fixed (width only).
     bandwidth : float, optional
         Starting width σ; default the median distance of ``z``.
-    seed, preset, reg, max_iter, tol_fun, locs_bounds_frac, bandwidth_bounds
-        As in :func:`modelcompare.relative.optimize_ume`; the default lower σ² bound is
+    optimizer, seed
+        As in :func:`modelcompare.optimize_ume`; the default lower σ² bound is
         ``max(1e-2 med², 1e-3)`` (kmod's ``DC_GaussFSSD``).
 
     Returns
@@ -368,16 +368,16 @@ def optimize_fssd(
     >>> from modelcompare.densities import IsotropicNormal
     >>> p, q = IsotropicNormal([1.0, 0.0]), IsotropicNormal([0.0, 0.0])
     >>> z = np.random.default_rng(0).normal(size=(600, 2))
-    >>> par = optimize_fssd(p, q, z[:200], locations=2, seed=0)   # fit on a split
+    >>> par = optimize_fssd(p, q, z[:200], n_locations=2, seed=0)   # fit on a split
     >>> par.locations.shape
     (2, 2)
-    >>> rel_fssd(p, q, z[200:], params=par, optimize=False).pvalue < 0.01
+    >>> rel_fssd(p, q, z[200:], params=par).pvalue < 0.01
     True
     """
     rng, _ = check_seed(seed)
     features = FSSDFeatures.from_models(p, q, z)
-    optim = OptimRequest(preset, reg, max_iter, tol_fun, locs_bounds_frac, bandwidth_bounds)
-    return cast(FSSDParams, optimize_locations(features, rng, locations, bandwidth, optim))
+    settings = RunSettings(n_locations, locations, bandwidth, optimizer)
+    return cast(FSSDParams, optimize_locations(features, rng, settings))
 
 
 def rel_fssd(
@@ -385,18 +385,13 @@ def rel_fssd(
     q: Any,
     z: Any,
     *,
-    locations: int | Any = 5,
+    n_locations: int = DEFAULT_N_LOCATIONS,
+    locations: Any = None,
     bandwidth: float | None = None,
-    optimize: bool = True,
+    optimizer: OptimizerOptions | str | None = DEFAULT_OPTIMIZER,
     train_fraction: float = 0.2,
-    seed: SeedLike = None,
-    preset: str | None = None,
     params: FSSDParams | None = None,
-    reg: float | None = None,
-    max_iter: int | None = None,
-    tol_fun: float | None = None,
-    locs_bounds_frac: float | None = None,
-    bandwidth_bounds: tuple[float, float] | None = None,
+    seed: SeedLike = None,
     chunk_size: int | None = None,
 ) -> RelFSSDResult:
     """Rel-FSSD: is the unnormalised density q closer to the data R than p is, and where?
@@ -410,23 +405,21 @@ def rel_fssd(
         torch. Normalising constants are never needed.
     z : array-like, shape (n, d)
         Draws of the reference R.
-    locations : int or array-like of shape (J, d)
+    n_locations, locations : int, array-like of shape (J, d), optional
         As in :func:`modelcompare.rel_ume`, with random rows taken from ``z``.
     bandwidth : float, optional
-        Gaussian width σ (σ² = bandwidth²). Starting value with ``optimize=True``; with
-        ``optimize=False`` and no value, the median distance of ``z``.
-    optimize : bool
-        Optimise on a ``train_fraction`` split of ``z`` and test on the rest, or test on all rows.
+        Gaussian width σ (σ² = bandwidth²). Starting value with an optimiser; with
+        ``optimizer=None`` and no value, the median distance of ``z``.
+    optimizer : OptimizerOptions, str or None
+        As in :func:`modelcompare.rel_ume`: options or a preset name (the Rel-FSSD rows of the
+        paper's table) to optimise on a ``train_fraction`` split of ``z`` and test on the rest;
+        ``None`` tests on all rows.
     train_fraction : float
         Share of rows of ``z`` used for optimisation.
+    params : FSSDParams, optional
+        Fixed parameters from :func:`optimize_fssd`, used as given on all rows.
     seed : int, Generator or None
         Random source of the split, the random locations and the median heuristic.
-    preset : {"default", "paper-ex1", "paper-ex2", "demo"}, optional
-        Named optimiser option set (Rel-FSSD rows of the paper's table).
-    params : FSSDParams, optional
-        Fixed parameters from :func:`optimize_fssd` (pass ``optimize=False``).
-    reg, max_iter, tol_fun, locs_bounds_frac, bandwidth_bounds : optional
-        Optimiser options overriding the preset.
     chunk_size : int, optional
         Rows per chunk of the linear-time passes.
 
@@ -465,11 +458,12 @@ def rel_fssd(
     >>> from modelcompare.densities import IsotropicNormal
     >>> z = np.random.default_rng(0).normal(size=(500, 2))
     >>> p, q = IsotropicNormal([1.0, 0.0]), IsotropicNormal([0.0, 0.0])
-    >>> rel_fssd(p, q, z, locations=2, seed=0).pvalue < 0.01
+    >>> rel_fssd(p, q, z, n_locations=2, seed=0).pvalue < 0.01
     True
     """
     rng, seed_used = check_seed(seed)
     features = FSSDFeatures.from_models(p, q, z)
-    settings = RunSettings(locations, bandwidth, optimize, train_fraction, params, chunk_size)
-    optim = OptimRequest(preset, reg, max_iter, tol_fun, locs_bounds_frac, bandwidth_bounds)
-    return cast(RelFSSDResult, relative_test(features, rng, seed_used, settings, optim))
+    settings = RunSettings(
+        n_locations, locations, bandwidth, optimizer, train_fraction, params, chunk_size
+    )
+    return cast(RelFSSDResult, relative_test(features, rng, seed_used, settings))

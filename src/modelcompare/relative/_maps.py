@@ -82,10 +82,11 @@ class PowerCriterionMap(Result):
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("test", "bandwidth", "reg", "n")
 
-    def best(self, k: int = 1) -> np.ndarray:
-        """Indices of the ``k`` candidates with the largest criterion (most evidence that Q fits
-        better); use ``-criterion`` yourself for P."""
-        return np.argsort(-self.criterion, kind="stable")[: check_int(k, "k", low=1)]
+    def best(self, n_locations: int = 1) -> np.ndarray:
+        """Indices of the ``n_locations`` candidates with the largest criterion (most evidence
+        that Q fits better); use ``-criterion`` yourself for P."""
+        n = check_int(n_locations, "n_locations", low=1)
+        return np.argsort(-self.criterion, kind="stable")[:n]
 
 
 @result_class
@@ -342,7 +343,7 @@ def select_locations(
     criterion ``(Û²_P(S) − Û²_Q(S)) / √(ν̂(S) + reg)`` of the enlarged set S, until ``n_locations``
     are chosen (the paper's CIFAR-10 and MNIST experiments pick informative images this way in
     spirit). Pass the result's ``locations`` to :func:`modelcompare.rel_ume` with
-    ``optimize=False`` on **other** data to test.
+    ``optimizer=None`` on **other** data to test.
 
     Parameters
     ----------

@@ -182,26 +182,26 @@ def pooled_random_rows(
     """``j`` distinct random rows of ``vstack(arrays)``."""
     total = sum(a.shape[0] for a in arrays)
     if j > total:
-        msg = f"`locations` = {j} asks for more random rows than the {total} available."
+        msg = f"`n_locations` = {j} asks for more random rows than the {total} available."
         raise ValueError(msg)
     return pooled_rows(arrays, rng.choice(total, size=j, replace=False))
 
 
 def check_locations(locations: Any, d: int) -> int | np.ndarray:
-    """An int J ≥ 1 or a finite (J, d) array."""
+    """An int J ≥ 1 (``n_locations``) or a finite (J, d) array (``locations``)."""
     if isinstance(locations, bool):
-        msg = f"`locations` must be an int J or a (J, d) array; got {locations!r}."
+        msg = f"`locations` must be a (J, d) array; got {locations!r}."
         raise TypeError(msg)
     if isinstance(locations, int | np.integer):
         if locations < 1:
-            msg = f"`locations` must be at least 1; got {locations}."
+            msg = f"`n_locations` must be at least 1; got {locations}."
             raise ValueError(msg)
         return int(locations)
     arr = np.array(as_numpy(locations, "locations"), dtype=float)
     if arr.ndim == 1 and d == 1:
         arr = arr.reshape(-1, 1)
     if arr.ndim != 2 or arr.shape[1] != d:
-        msg = f"`locations` must be an int J or a (J, {d}) array; got shape {arr.shape}."
+        msg = f"`locations` must be a (J, {d}) array; got shape {arr.shape}."
         raise ValueError(msg)
     if arr.shape[0] < 1:
         msg = f"`locations` must hold at least one location (J ≥ 1); got shape {arr.shape}."

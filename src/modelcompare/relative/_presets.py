@@ -7,7 +7,7 @@ public functions take and report bandwidths σ and convert at the boundary.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from modelcompare._foundation.validation import (
@@ -17,7 +17,7 @@ from modelcompare._foundation.validation import (
     check_positive,
 )
 
-__all__ = ["PRESETS", "OptimOptions", "resolve_options"]
+__all__ = ["PRESETS", "OptimOptions", "OptimizerOptions", "resolve_optimizer", "resolve_options"]
 
 
 @dataclass(frozen=True)
@@ -116,3 +116,85 @@ def resolve_options(
         ),
         sigma2_bounds=s2b,
     )
+
+
+@dataclass(frozen=True)
+class OptimizerOptions:
+    """The options of the width-and-location optimiser of Rel-UME and Rel-FSSD.
+
+    Pass one as ``optimizer=`` to :func:`~modelcompare.rel_ume`, :func:`~modelcompare.rel_fssd`,
+    :func:`~modelcompare.optimize_ume` or :func:`~modelcompare.optimize_fssd`; a bare preset name
+    (``optimizer="paper-ex1"``) is short for ``OptimizerOptions(preset="paper-ex1")``. Every
+    field left at ``None`` takes the preset's value for the test at hand (the presets differ
+    between Rel-UME and Rel-FSSD), and the values are checked when the object is made.
+
+    Parameters
+    ----------
+    preset : {"default", "paper-ex1", "paper-ex2", "demo"}
+        The named option set of :data:`~modelcompare.relative.PRESETS`: ``"default"`` is the
+        reference functions' own (reg 1e-3, tol_fun 1e-6, max_iter 100, locs_bounds_frac 100,
+        width bounds from the median heuristic), the others are the paper's experiments.
+    max_iter : int, optional
+        L-BFGS-B iterations (``maxiter``).
+    reg : float, optional
+        The regulariser in the criterion's square root, ``(Û²_P − Û²_Q) / √(ν̂ + reg)``.
+    tol_fun : float, optional
+        L-BFGS-B ``tol`` and ``ftol``.
+    locs_bounds_frac : float, optional
+        Locations are boxed in ``[min − f·std, max + f·std]`` of the data, per coordinate.
+    bandwidth_bounds : (float, float), optional
+        Bounds on the width σ (the preset's, or bounds from the median heuristic, by default).
+
+    Raises
+    ------
+    ValueError
+        For an unknown preset or an out-of-range value (the message names the field).
+
+    Examples
+    --------
+    >>> from modelcompare import OptimizerOptions
+    >>> opts = OptimizerOptions(preset="paper-ex1", max_iter=50)
+    >>> opts.max_iter, opts.reg is None
+    (50, True)
+    """
+
+    preset: str = "default"
+    max_iter: int | None = None
+    reg: float | None = None
+    tol_fun: float | None = None
+    locs_bounds_frac: float | None = None
+    bandwidth_bounds: tuple[float, float] | None = None
+
+    def __post_init__(self) -> None:
+        check_choice(self.preset, "preset", tuple(PRESETS))
+        checked = resolve_options("ume", self.preset, **self._overrides())
+        for name, value in self._overrides().items():
+            if value is not None and name != "bandwidth_bounds":
+                object.__setattr__(self, name, getattr(checked, name))
+        if self.bandwidth_bounds is not None:
+            lo, hi = self.bandwidth_bounds
+            object.__setattr__(self, "bandwidth_bounds", (float(lo), float(hi)))
+
+    def _overrides(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "preset"}
+
+    def resolve(self, test: str) -> OptimOptions:
+        """The options of ``test`` (``"ume"`` or ``"fssd"``): the preset's, then the overrides."""
+        return resolve_options(test, self.preset, **self._overrides())
+
+
+def resolve_optimizer(optimizer: Any, *, allow_none: bool) -> OptimizerOptions | None:
+    """An ``optimizer=`` argument as :class:`OptimizerOptions` (``None``: no optimisation)."""
+    if optimizer is None and allow_none:
+        return None
+    if isinstance(optimizer, OptimizerOptions):
+        return optimizer
+    if isinstance(optimizer, str):
+        return OptimizerOptions(preset=optimizer)
+    names = ", ".join(repr(n) for n in PRESETS)
+    none = " or None (no optimisation)" if allow_none else ""
+    msg = (
+        f"`optimizer` must be an OptimizerOptions, a preset name ({names}){none}; "
+        f"got {optimizer!r}."
+    )
+    raise TypeError(msg)

@@ -18,9 +18,10 @@ from modelcompare._foundation.validation import (
 )
 from modelcompare.relative._core import PairedStats, criterion_and_grad, stats_from_sums
 from modelcompare.relative._driver import (
+    DEFAULT_N_LOCATIONS,
+    DEFAULT_OPTIMIZER,
     FeatureMap,
     LocationTestResult,
-    OptimRequest,
     RunSettings,
     optimize_locations,
     relative_test,
@@ -33,6 +34,7 @@ from modelcompare.relative._optimize import (
     pair_rows,
     pooled_meddistance,
 )
+from modelcompare.relative._presets import OptimizerOptions
 
 __all__ = ["RelUMEResult", "UMEFeatures", "optimize_ume", "rel_ume", "ume_stats"]
 
@@ -239,7 +241,7 @@ class RelUMEResult(LocationTestResult):
     >>> rng = np.random.default_rng(0)
     >>> z = rng.normal(size=(500, 2))
     >>> x, y = rng.normal(size=(500, 2)) + [1.0, 0.0], rng.normal(size=(500, 2))
-    >>> res = rel_ume(x, y, z, locations=2, seed=0)
+    >>> res = rel_ume(x, y, z, n_locations=2, seed=0)
     >>> res.decision(alpha=0.05), res.n, res.n_train
     (True, 400, 100)
     >>> res.params.locations.shape   # reusable with params= on other data
@@ -339,43 +341,38 @@ def optimize_ume(
     y: Any,
     z: Any,
     *,
-    locations: int | Any = 5,
+    n_locations: int = DEFAULT_N_LOCATIONS,
+    locations: Any = None,
     bandwidth: float | None = None,
+    optimizer: OptimizerOptions | str = DEFAULT_OPTIMIZER,
     seed: SeedLike = None,
     subsample: bool = False,
-    preset: str | None = None,
-    reg: float | None = None,
-    max_iter: int | None = None,
-    tol_fun: float | None = None,
-    locs_bounds_frac: float | None = None,
-    bandwidth_bounds: tuple[float, float] | None = None,
 ) -> UMEParams:
     """Choose the Gaussian width and test locations of Rel-UME by maximising the power criterion.
 
     All of ``x``, ``y`` and ``z`` are used for the fit: pass training data only, and test on other
-    data (:func:`rel_ume` with ``optimize=True`` does this split for you).
+    data (:func:`rel_ume` does this split for you).
 
     Parameters
     ----------
     x, y, z : array-like, shape (n, d)
         Training draws of P, Q and R (equal n, rows paired).
-    locations : int or array-like of shape (J, d)
-        An int J starts from J random rows of ``vstack(x, y, z)``; an array is kept fixed and only
-        the width is optimised.
+    n_locations : int
+        The number J of test locations, started from J random rows of ``vstack(x, y, z)``.
+    locations : array-like of shape (J, d), optional
+        Given locations, kept fixed: only the width is optimised (``n_locations`` is then J).
     bandwidth : float, optional
         Starting width σ (clipped into the bounds). Default: the mean of the median distances of
         ``x ∪ z`` and ``y ∪ z`` (the paper's experiments).
+    optimizer : OptimizerOptions or str
+        The optimiser's options, or the name of a preset (see :class:`OptimizerOptions`; the
+        default is the reference function's own: reg 1e-3, tol_fun 1e-6, max_iter 100,
+        locs_bounds_frac 100, and σ² in ``[max(1e-2 med², 1e-2), min(1e2 med², 1e5)]``, med = the
+        median distance of ``vstack(x, y, z)``).
     seed : int, Generator or None
         Random source of the starting locations and of the median-heuristic subsamples.
     subsample : bool
         Reduce unequal sample sizes to the smallest n by seeded subsampling instead of raising.
-    preset : {"default", "paper-ex1", "paper-ex2", "demo"}, optional
-        Named option set (see :data:`modelcompare.relative.PRESETS`); explicit options override it.
-    reg, max_iter, tol_fun, locs_bounds_frac : optional
-        Optimiser options (defaults: 1e-3, 100, 1e-6, 100, the reference function's own).
-    bandwidth_bounds : (float, float), optional
-        Bounds on σ. Default: σ² in ``[max(1e-2 med², 1e-2), min(1e2 med², 1e5)]``, med = the
-        median distance of ``vstack(x, y, z)``.
 
     Returns
     -------
@@ -394,17 +391,17 @@ def optimize_ume(
     >>> from modelcompare import optimize_ume, rel_ume
     >>> rng = np.random.default_rng(0)
     >>> x, y, z = (rng.normal(size=(600, 2)) + [s, 0.0] for s in (1.0, 0.0, 0.0))
-    >>> par = optimize_ume(x[:200], y[:200], z[:200], locations=2, seed=0)   # fit on a split
+    >>> par = optimize_ume(x[:200], y[:200], z[:200], n_locations=2, seed=0)   # fit on a split
     >>> par.locations.shape, par.bandwidth > 0
     ((2, 2), True)
-    >>> rel_ume(x[200:], y[200:], z[200:], params=par, optimize=False).pvalue < 0.01
+    >>> rel_ume(x[200:], y[200:], z[200:], params=par).pvalue < 0.01
     True
     """
     rng, _ = check_seed(seed)
     (sub_rng,) = rng.spawn(1)
     features = UMEFeatures.from_samples(x, y, z, subsample=subsample, rng=sub_rng)
-    optim = OptimRequest(preset, reg, max_iter, tol_fun, locs_bounds_frac, bandwidth_bounds)
-    return cast(UMEParams, optimize_locations(features, rng, locations, bandwidth, optim))
+    settings = RunSettings(n_locations, locations, bandwidth, optimizer)
+    return cast(UMEParams, optimize_locations(features, rng, settings))
 
 
 def rel_ume(
@@ -412,19 +409,14 @@ def rel_ume(
     y: Any,
     z: Any,
     *,
-    locations: int | Any = 5,
+    n_locations: int = DEFAULT_N_LOCATIONS,
+    locations: Any = None,
     bandwidth: float | None = None,
-    optimize: bool = True,
+    optimizer: OptimizerOptions | str | None = DEFAULT_OPTIMIZER,
     train_fraction: float = 0.2,
+    params: UMEParams | None = None,
     seed: SeedLike = None,
     subsample: bool = False,
-    preset: str | None = None,
-    params: UMEParams | None = None,
-    reg: float | None = None,
-    max_iter: int | None = None,
-    tol_fun: float | None = None,
-    locs_bounds_frac: float | None = None,
-    bandwidth_bounds: tuple[float, float] | None = None,
     chunk_size: int | None = None,
 ) -> RelUMEResult:
     """Rel-UME: is Q closer to the reference R than P is, and where?
@@ -434,32 +426,30 @@ def rel_ume(
     x, y, z : array-like, shape (n, d)
         Independent draws of the models P, Q and the reference R. Row i of each is paired, so the
         sizes must be equal (see ``subsample``).
-    locations : int or array-like of shape (J, d)
-        An int J: with ``optimize=True``, J locations optimised from random training rows; with
-        ``optimize=False``, J random rows of ``vstack(x, y, z)``. An array is used as given (with
-        ``optimize=True`` only the width is then optimised).
+    n_locations : int
+        The number J of test locations: optimised from J random training rows, or, with
+        ``optimizer=None``, J random rows of ``vstack(x, y, z)``.
+    locations : array-like of shape (J, d), optional
+        Given test locations, used as they are (the optimiser then tunes only the width).
     bandwidth : float, optional
         Gaussian width σ in ``exp(−‖a−b‖²/(2σ²))`` (σ² = bandwidth², the reference code's
-        ``sigma2``). With ``optimize=True`` it is only the starting value; with ``optimize=False``
+        ``sigma2``). With an optimiser it is only the starting value; with ``optimizer=None``
         and no value, the median heuristic of ``vstack(x, y, z)`` is used.
-    optimize : bool
-        Optimise width and locations on a ``train_fraction`` split and test on the rest (default),
-        or test on all the data with the given/heuristic parameters.
+    optimizer : OptimizerOptions, str or None
+        How to choose width and locations on a ``train_fraction`` split before testing on the
+        rest: an :class:`OptimizerOptions`, or a preset name (``"default"``, the reference
+        function's options; ``"paper-ex1"``, ``"paper-ex2"``, ``"demo"``, the paper's). ``None``
+        tests on all the data with the given or heuristic parameters, without optimising.
     train_fraction : float
         Share of rows used for optimisation (``int(train_fraction·n)`` rows; 0.2 as in the paper).
+    params : UMEParams, optional
+        Parameters from :func:`optimize_ume`; the test then runs on all the data with them, and
+        ``n_locations``, ``locations``, ``bandwidth`` and ``optimizer`` must be left at their
+        defaults (or ``optimizer=None``).
     seed : int, Generator or None
         Random source of the subsampling, the split, the random locations and the median heuristic.
     subsample : bool
         With unequal sizes, draw the smallest n from each sample at random instead of raising.
-    preset : {"default", "paper-ex1", "paper-ex2", "demo"}, optional
-        Named optimiser option set of the paper's experiments; ``None`` = the reference function's
-        defaults (reg 1e-3, tol_fun 1e-6, max_iter 100, locs_bounds_frac 100, width bounds from the
-        median heuristic).
-    params : UMEParams, optional
-        Parameters from :func:`optimize_ume`; the test then runs on all the data with them and
-        ``locations``, ``bandwidth`` and ``optimize`` must be left at their defaults.
-    reg, max_iter, tol_fun, locs_bounds_frac, bandwidth_bounds : optional
-        Optimiser options overriding the preset (see :func:`optimize_ume`).
     chunk_size : int, optional
         Rows per chunk of the linear-time pass (default: about 2 MiB of data per chunk).
 
@@ -506,13 +496,14 @@ def rel_ume(
     >>> z = rng.normal(size=(1000, 2))
     >>> x = rng.normal(size=(1000, 2)) + [1.0, 0.0]   # P is shifted
     >>> y = rng.normal(size=(1000, 2))                # Q matches R
-    >>> res = rel_ume(x, y, z, locations=3, seed=0)
+    >>> res = rel_ume(x, y, z, n_locations=3, seed=0)
     >>> res.pvalue < 0.01
     True
     """
     rng, seed_used = check_seed(seed)
     (sub_rng,) = rng.spawn(1)
     features = UMEFeatures.from_samples(x, y, z, subsample=subsample, rng=sub_rng)
-    settings = RunSettings(locations, bandwidth, optimize, train_fraction, params, chunk_size)
-    optim = OptimRequest(preset, reg, max_iter, tol_fun, locs_bounds_frac, bandwidth_bounds)
-    return cast(RelUMEResult, relative_test(features, rng, seed_used, settings, optim))
+    settings = RunSettings(
+        n_locations, locations, bandwidth, optimizer, train_fraction, params, chunk_size
+    )
+    return cast(RelUMEResult, relative_test(features, rng, seed_used, settings))

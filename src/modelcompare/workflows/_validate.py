@@ -604,10 +604,10 @@ def report_from_arrays(
     x_eval: Any = None,
     ranks: Any = None,
     n_posterior_samples: int | None = None,
-    draws: Any = None,
+    posterior_samples: Any = None,
     theta: Any = None,
     reference: Sequence[tuple[Any, Any]] | None = None,
-    reference_samples: Sequence[Any] | None = None,
+    posterior_samples_at_reference: Sequence[Any] | None = None,
     checks: Any = "all",
     n_resamples: int | None = None,
     regressor: Any = "knn",
@@ -621,9 +621,9 @@ def report_from_arrays(
     """A :class:`PosteriorReport` from precomputed inputs (the command line's ``report``).
 
     PIT values (with ``x``) feed the PIT checks; SBC ranks (with ``n_posterior_samples``) feed
-    SBC; posterior draws of shape (N, S, m) with their ``theta`` feed TARP (and SBC when no ranks
-    are given); ``reference`` draws with the posterior's ``reference_samples`` at the same
-    observations feed C2ST. L-C2ST-NF needs the flow itself and is skipped.
+    SBC; ``posterior_samples``, the posterior's draws of shape (N, S, m) with their ``theta``,
+    feed TARP (and SBC when no ranks are given); ``reference`` draws with the posterior's
+    ``posterior_samples_at_reference`` at the same observations feed C2ST. L-C2ST-NF needs the flow itself and is skipped.
 
     ``n_resamples`` and ``regressor`` work as in :func:`validate_posterior`. ``levels`` is the
     credibility grid of the global and local coverage checks (:func:`level_grid`; default 99
@@ -690,10 +690,10 @@ def report_from_arrays(
                 )
                 if why := _no_independence_regressor(regressor):
                     runners["local_independence"] = why
+    draws = None if posterior_samples is None else np.asarray(posterior_samples, dtype=float)
     if draws is not None:
-        draws = np.asarray(draws, dtype=float)
         if draws.ndim != 3:
-            msg = f"`draws` must have shape (N, S, m); got {draws.shape}."
+            msg = f"`posterior_samples` must have shape (N, S, m); got {draws.shape}."
             raise ValueError(msg)
         theta = check_samples(theta, "theta")
         stand_in = _Draws(draws)
@@ -710,10 +710,14 @@ def report_from_arrays(
             raise ValueError(msg)
         runners["sbc"] = lambda r: sbc_test(ranks, n_posterior_samples, seed=r)
     if reference is not None:
-        if reference_samples is None or len(reference_samples) != len(reference):
-            msg = "`reference_samples` must give the posterior's draws at every reference observation."
+        at_reference = posterior_samples_at_reference
+        if at_reference is None or len(at_reference) != len(reference):
+            msg = (
+                "`posterior_samples_at_reference` must give the posterior's draws at every "
+                "reference observation."
+            )
             raise ValueError(msg)
-        samples = [np.asarray(s, dtype=float) for s in reference_samples]
+        samples = [np.asarray(s, dtype=float) for s in at_reference]
         lookup = dict(enumerate(samples))
         calls = iter(range(len(samples)))
 
