@@ -163,13 +163,16 @@ def posterior_scores(
     n_jobs: int | None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Scores (n, k), larger is better, and the −inf counts per estimator (zeros for energy)."""
+    children = spawn(rng, len(estimators))
     if scoring_rule == "log":
         raw = np.column_stack(
-            [log_scores(e, theta, x, nm) for e, nm in zip(estimators, names, strict=True)]
+            [
+                log_scores(e, theta, x, nm, c)
+                for e, nm, c in zip(estimators, names, children, strict=True)
+            ]
         )
         return replace_neg_inf(raw, names)
     scale = calibration_scale(theta)
-    children = spawn(rng, len(estimators))
     cols = [
         energy_scores(e, theta, x, scale, n_posterior_samples, c, nm, n_jobs)
         for e, nm, c in zip(estimators, names, children, strict=True)
@@ -232,7 +235,8 @@ def compare_posteriors(
     n_posterior_samples : int
         Draws S per observation for the energy score.
     seed : None, int or numpy.random.Generator
-        Seeds the draws of the energy score and the bootstrap.
+        Seeds the draws of the energy score, the bootstrap, and the leakage correction of sbi
+        posteriors (a rejection-sampling estimate of each x's in-prior mass).
     n_jobs : int, optional
         joblib workers for the energy score's blocks of rows.
 

@@ -21,6 +21,9 @@ __all__ = ["energy_scores", "log_scores", "replace_neg_inf"]
 
 #: rows of θ scored per call of an estimator's ``log_prob``
 LOG_CHUNK = 4096
+#: rows per call of an sbi posterior's batched ``log_prob``: each row's leakage correction draws
+#: 10 000 samples from the estimator
+SBI_CHUNK = 256
 #: the energy score's pairwise distance blocks hold at most this many entries (32 MB of float64)
 ENERGY_BLOCK = 4_000_000
 
@@ -65,18 +68,20 @@ def _torch_like(module: Any, arr: np.ndarray) -> Any:
     return torch.as_tensor(arr, dtype=dtype, device=device)
 
 
-def _log_prob_call(obj: Any, name: str) -> Any:
-    """A function (theta, x) -> log q(θ_n | x_n) of shape (n,) for one estimator."""
+def _log_prob_call(obj: Any, name: str, rng: np.random.Generator) -> tuple[Any, int]:
+    """A function (theta, x) -> log q(θ_n | x_n) of shape (n,) for one estimator, and its chunk."""
     _refuse_unnormalised(obj, name)
     if hasattr(obj, "posterior_estimator"):  # sbi DirectPosterior: prior-support normalisation
         est = obj.posterior_estimator
 
         def sbi_posterior(theta: np.ndarray, x: np.ndarray) -> Any:
+            # the leakage correction estimates each x's in-prior mass by sampling: seed it
             torch = import_torch("scoring sbi posteriors")
-            with torch.no_grad():
+            with torch.random.fork_rng(devices=[]), torch.no_grad():
+                torch.manual_seed(int(rng.integers(2**63)))
                 return obj.log_prob_batched(_torch_like(est, theta), _torch_like(est, x))
 
-        return sbi_posterior
+        return sbi_posterior, SBI_CHUNK
     if hasattr(obj, "net") and hasattr(obj, "log_prob") and hasattr(obj, "input_shape"):
 
         def sbi_estimator(theta: np.ndarray, x: np.ndarray) -> Any:
@@ -85,7 +90,7 @@ def _log_prob_call(obj: Any, name: str) -> Any:
                 t = _torch_like(obj, theta).unsqueeze(0)
                 return obj.log_prob(t, condition=_torch_like(obj, x))
 
-        return sbi_estimator
+        return sbi_estimator, LOG_CHUNK
     if hasattr(obj, "_transform") and hasattr(obj, "_embedding_net") and hasattr(obj, "log_prob"):
 
         def nflows(theta: np.ndarray, x: np.ndarray) -> Any:
@@ -93,7 +98,7 @@ def _log_prob_call(obj: Any, name: str) -> Any:
             with torch.no_grad():
                 return obj.log_prob(_torch_like(obj, theta), context=_torch_like(obj, x))
 
-        return nflows
+        return nflows, LOG_CHUNK
     if _is_torch_module(obj) and not hasattr(obj, "log_prob"):  # a zuko LazyDistribution
 
         def zuko(theta: np.ndarray, x: np.ndarray) -> Any:
@@ -101,9 +106,9 @@ def _log_prob_call(obj: Any, name: str) -> Any:
             with torch.no_grad():
                 return obj(_torch_like(obj, x)).log_prob(_torch_like(obj, theta))
 
-        return zuko
+        return zuko, LOG_CHUNK
     if callable(getattr(obj, "log_prob", None)):
-        return obj.log_prob
+        return obj.log_prob, LOG_CHUNK
     msg = (
         f"`{name}` must have a normalised `log_prob(theta, x)` for `scoring_rule='log'` (or be an "
         f"sbi posterior, an sbi density estimator, an nflows or a zuko flow); got {type(obj).__name__}."
@@ -111,13 +116,15 @@ def _log_prob_call(obj: Any, name: str) -> Any:
     raise TypeError(msg)
 
 
-def log_scores(obj: Any, theta: np.ndarray, x: np.ndarray, name: str) -> np.ndarray:
+def log_scores(
+    obj: Any, theta: np.ndarray, x: np.ndarray, name: str, rng: np.random.Generator
+) -> np.ndarray:
     """log q(θ_n | x_n) for every pair, float64 of shape (n,); −inf allowed, NaN and +inf refused."""
-    call = _log_prob_call(obj, name)
+    call, chunk = _log_prob_call(obj, name, rng)
     n = theta.shape[0]
     parts = []
-    for start in range(0, n, LOG_CHUNK):
-        stop = min(n, start + LOG_CHUNK)
+    for start in range(0, n, chunk):
+        stop = min(n, start + chunk)
         out = as_numpy(call(theta[start:stop], x[start:stop]), f"{name}.log_prob(theta, x)")
         out = np.asarray(out, dtype=np.float64).reshape(-1)
         if out.shape[0] != stop - start:
