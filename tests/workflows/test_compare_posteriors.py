@@ -310,3 +310,27 @@ def test_plot_posterior_ranking(pairs) -> None:
     assert "95 % interval" in [t.get_text() for t in ax.get_legend().get_texts()]
     with pytest.raises(TypeError, match="`result` must be a PosteriorRankingResult"):
         mc.plot_posterior_ranking({"pvalue": 0.1})
+
+
+def test_validate_posterior_compare_with_is_a_section(pairs, tmp_path) -> None:
+    theta, x = pairs
+    checks = ["global_coverage", "pit_independence"]
+    plain = mc.validate_posterior(MODEL.exact_flow(), theta, x, checks=checks, seed=0)
+    report = mc.validate_posterior(
+        MODEL.exact_flow(),
+        theta,
+        x,
+        checks=checks,
+        seed=0,
+        compare_with=MODEL.exact_flow(scale_factor=2.0),
+    )
+    assert isinstance(report.comparison, mc.PosteriorComparisonResult)
+    assert report.comparison.statistic > 0
+    assert list(report.checks["name"]) == list(plain.checks["name"])
+    assert report.pvalues_adjusted == plain.pvalues_adjusted
+    assert report.failures(0.05) == plain.failures(0.05)
+    assert "this posterior is closer" in report.summary()
+    assert report.to_dict()["comparison"]["statistic"] == report.comparison.statistic
+    html = report.to_html(tmp_path / "r.html").read_text(encoding="utf-8")
+    assert 'id="comparison"' in html
+    assert plain.comparison is None
