@@ -106,6 +106,13 @@ CALLS: dict[str, Callable[[], Any]] = {
         *_flow_and_pairs(), _flow_and_pairs()[2][:2], n_resamples=5, n_eval=50, seed=0
     ),
     "check_flow": lambda: mc.check_flow(*_flow_and_pairs(20)),
+    "compare_posteriors": lambda: mc.compare_posteriors(
+        _flow_and_pairs()[0],
+        mc.ConditionalGaussianModel(noise_cov=np.eye(2)).exact_flow(scale_factor=1.2),
+        *_flow_and_pairs()[1:],
+        x_eval=_flow_and_pairs()[2][:2],
+        seed=0,
+    ),
     # categorical
     "closeness_test": lambda: mc.closeness_test(
         np.full(4, 0.25), np.array([24, 26, 25, 25]), mode="asymptotic", seed=0

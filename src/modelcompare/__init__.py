@@ -156,5 +156,14 @@ if TYPE_CHECKING:
     # posterior validation
     from modelcompare.workflows import PosteriorReport, ReferenceC2STResult, validate_posterior
 
+    # comparing posterior estimators
+    from modelcompare.workflows import (
+        PosteriorComparisonResult,
+        PosteriorRankingResult,
+        compare_posteriors,
+        plot_posterior_ranking,
+        rank_posteriors,
+    )
+
 __getattr__, __dir__, _public = attach(__name__, __file__)
 __all__ = ["__version__", *_public]

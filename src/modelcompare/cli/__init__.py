@@ -70,6 +70,7 @@ _COMMANDS = {
     "cv": ("modelcompare.cli._cv", "cv_command"),
     "sweep": ("modelcompare.cli._sweep", "sweep_command"),
     "report": ("modelcompare.cli._report", "report_command"),
+    "compare-posteriors": ("modelcompare.cli._compare_posteriors", "compare_posteriors_command"),
 }
 
 

@@ -130,6 +130,7 @@ class PosteriorReport(Result):
     settings: dict[str, Any]
     versions: dict[str, str]
     input_hash: str
+    comparison: Any = None
 
     _repr_fields = ("n", "n_params", "seed_used")
 
@@ -197,6 +198,8 @@ class PosteriorReport(Result):
             )
         if skipped:
             verdict += f" Skipped: {', '.join(skipped)}."
+        if self.comparison is not None:
+            verdict += " " + comparison_sentence(self.comparison, alpha)
         return verdict
 
     def to_dict(self, *, include_arrays: bool = True) -> dict[str, Any]:
@@ -227,6 +230,9 @@ class PosteriorReport(Result):
             "settings": to_builtin(self.settings),
             "versions": dict(self.versions),
             "input_hash": self.input_hash,
+            "comparison": None
+            if self.comparison is None
+            else to_builtin(self.comparison, include_arrays=include_arrays),
         }
 
     def to_json(self, path: str | Path, *, include_arrays: bool = False) -> Path:
@@ -369,6 +375,20 @@ def _fmt(value: float) -> str:
     return "–" if not math.isfinite(value) else f"{value:.4g}"
 
 
+def comparison_sentence(comparison: Any, alpha: float) -> str:
+    """One sentence on a :func:`compare_posteriors` result: which estimator is closer, if any."""
+    if not comparison.decision(alpha):
+        return (
+            f"Comparison: neither estimator is shown to be closer to the true posterior at "
+            f"alpha = {alpha:g} (p = {comparison.pvalue:.3g})."
+        )
+    who = "this posterior" if comparison.statistic > 0 else "the compared estimator"
+    return (
+        f"Comparison: {who} is closer to the true posterior (mean log-score difference "
+        f"{comparison.statistic:.3g} nats per pair, p = {comparison.pvalue:.3g})."
+    )
+
+
 def render_html(report: PosteriorReport, *, alpha: float) -> str:
     """The report as one HTML page with inline CSS and base64 PNG figures."""
     esc = html.escape
@@ -405,6 +425,16 @@ def render_html(report: PosteriorReport, *, alpha: float) -> str:
                 f"{o.runtime_s:.2f} s. <code>{esc(repr(o.result))}</code></p>"
             )
         sections.append(f'<section id="{o.name}"><h2>{esc(o.name)}</h2>{body}</section>')
+    if report.comparison is not None:
+        c = report.comparison
+        ci = c.confidence_interval()
+        sections.append(
+            '<section id="comparison"><h2>comparison with a second estimator</h2>'
+            f"<p>{esc(comparison_sentence(c, alpha))} Mean log-score difference "
+            f"{c.statistic:.4g} nats per pair (95 % CI [{ci.low:.4g}, {ci.high:.4g}]), "
+            f"p = {c.pvalue:.3g}; by evaluation point: {esc(', '.join(c.where(alpha)))}. "
+            "A section, not a check: outside the Holm correction across checks.</p></section>"
+        )
     versions = ", ".join(f"{k} {v}" for k, v in report.versions.items())
     settings = esc(json.dumps(_nan_to_none(to_builtin(report.settings)), sort_keys=True))
     footer = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 import warnings
@@ -382,6 +383,7 @@ def validate_posterior(
     seed: SeedLike = None,
     n_jobs: int | None = None,
     progress: bool = False,
+    compare_with: Any = None,
 ) -> PosteriorReport:
     """Validate a posterior estimator on calibration pairs: every check, one report.
 
@@ -432,6 +434,12 @@ def validate_posterior(
         joblib workers for the null fits.
     progress : bool
         Show a progress bar over the checks on stderr.
+    compare_with : object, optional
+        A second estimator: the report then gets a comparison section,
+        :func:`~modelcompare.compare_posteriors` (log rule) of ``flow`` against it on the same
+        pairs, at ``x_eval``. It is a section, not a check: it is left out of ``failures()``, of
+        Holm's correction across the checks and of the planning of B, and its random stream is
+        a separate one, so the checks do not change with it.
 
     Returns
     -------
@@ -502,6 +510,7 @@ def validate_posterior(
     _select(checks)  # refuse bad names before any check runs
     if reference is not None:
         reference = _check_reference(reference, theta.shape[1], x.shape[1])
+    original = flow
     flow = _as_protocol(flow)
     x_eval = default_x_eval(x) if x_eval is None else check_samples(x_eval, "x_eval", min_samples=1)
     has_latent, has_sample = hasattr(flow, "to_latent"), hasattr(flow, "sample")
@@ -584,7 +593,7 @@ def validate_posterior(
     }
     ref_arrays = [np.asarray(d, dtype=float) for _, d in reference] if reference else []
     with thread_limits(n_jobs=n_jobs):
-        return build_report(
+        report = build_report(
             n=theta.shape[0],
             n_params=theta.shape[1],
             n_features=x.shape[1],
@@ -595,6 +604,22 @@ def validate_posterior(
             input_hash=_hash(theta, x, x_eval, *ref_arrays),
             progress=progress,
         )
+    if compare_with is None:
+        return report
+    from modelcompare.workflows._compare_posteriors import compare_posteriors
+
+    # a stream of its own, keyed by the report's seed, so that the checks do not depend on it
+    child = None if report.seed_used is None else np.random.SeedSequence([report.seed_used, 1])
+    comparison = compare_posteriors(
+        original,
+        compare_with,
+        theta,
+        x,
+        x_eval=x_eval,
+        seed=seed if child is None else np.random.default_rng(child),
+        n_jobs=n_jobs,
+    )
+    return dataclasses.replace(report, comparison=comparison)
 
 
 def report_from_arrays(
