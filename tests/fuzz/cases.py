@@ -20,6 +20,7 @@ from tests.fuzz.data import (
     _flow_pairs,
     _kfold,
     _model,
+    _posterior_pair,
     _normal,
     _out_path,
     _result,
@@ -159,19 +160,13 @@ def _pit_call(**kw: Any) -> dict[str, Any]:
 
 
 _OPTIMIZE_OPTIONS = {
-    "locations": COUNT,
+    "n_locations": COUNT,
     "bandwidth": POSITIVE,
     "seed": SEED,
-    "preset": CHOICE,
-    "reg": NONNEG,
-    "max_iter": COUNT,
-    "tol_fun": POSITIVE,
-    "locs_bounds_frac": NONNEG,
-    "bandwidth_bounds": BOUNDS,
+    "optimizer": CHOICE,
 }
 _UME_OPTIONS = {
     **_OPTIMIZE_OPTIONS,
-    "optimize": FLAG,
     "train_fraction": LEVEL,
     "chunk_size": BATCH,
 }
@@ -263,12 +258,12 @@ def _relative() -> list[Entry]:
             },
             widths=("x", "y", "z"),
             rows=("x", "y", "z"),
-            contexts={"params": {"optimize": False}},
+            contexts={"params": {"optimizer": None}},
             extras=(
                 (
-                    "params+optimize",
-                    _set(params=lambda: _location_params("ume")),
-                    {"names": ("params", "optimize"), "must_fail": True},
+                    "params+optimizer",
+                    _set(params=lambda: _location_params("ume"), optimizer=lambda: "demo"),
+                    {"names": ("params", "optimizer"), "must_fail": True},
                 ),
                 (
                     "p=q=r",
@@ -287,12 +282,12 @@ def _relative() -> list[Entry]:
                 **_UME_OPTIONS,
                 "params": _params_role("fssd"),
             },
-            contexts={"params": {"optimize": False}},
+            contexts={"params": {"optimizer": None}},
             extras=(
                 (
-                    "params+optimize",
-                    _set(params=lambda: _location_params("fssd")),
-                    {"names": ("params", "optimize"), "must_fail": True},
+                    "params+optimizer",
+                    _set(params=lambda: _location_params("fssd"), optimizer=lambda: "demo"),
+                    {"names": ("params", "optimizer"), "must_fail": True},
                 ),
                 ("z_width", _wider("z"), {"names": ("z", "p", "q"), "must_fail": True}),
                 ("p=q", _set(q=lambda: _density(0.0)), {"names": ("p", "q")}),
@@ -363,14 +358,14 @@ def _relative() -> list[Entry]:
         ),
         Entry(
             "optimize_ume",
-            lambda: {**_xyz(), "locations": 2, "seed": 0},
+            lambda: {**_xyz(), "n_locations": 2, "seed": 0},
             {"x": SAMPLES, "y": SAMPLES, "z": SAMPLES, **_OPTIMIZE_OPTIONS, "subsample": FLAG},
             widths=("x", "y", "z"),
             rows=("x", "y", "z"),
         ),
         Entry(
             "optimize_fssd",
-            lambda: {**_pqz(), "locations": 2, "seed": 0},
+            lambda: {**_pqz(), "n_locations": 2, "seed": 0},
             {"p": OBJECT, "q": OBJECT, "z": SAMPLES, **_OPTIMIZE_OPTIONS},
         ),
         Entry(
@@ -646,6 +641,52 @@ def _posterior() -> list[Entry]:
         ),
         Entry("plot_tarp", lambda: {"result": _result("tarp")}, {"result": RESULT}),
         Entry(
+            "compare_posteriors",
+            lambda: dict(zip(("first", "second", "theta", "x"), _posterior_pair(), strict=True)),
+            {
+                "first": OBJECT,
+                "second": OBJECT,
+                "theta": SAMPLES,
+                "x": SAMPLES,
+                "scoring_rule": CHOICE,
+                "x_eval": POINTS,
+                "alternative": CHOICE,
+                "method": CHOICE,
+                "n_resamples": SIZE,
+                "n_posterior_samples": SIZE,
+                "seed": SEED,
+                "n_jobs": JOBS,
+            },
+            rows=("theta", "x"),
+        ),
+        Entry(
+            "rank_posteriors",
+            lambda: {
+                "estimators": list(_posterior_pair()[:2]),
+                "theta": _posterior_pair()[2],
+                "x": _posterior_pair()[3],
+                "seed": 0,
+            },
+            {
+                "estimators": OBJECT,
+                "theta": SAMPLES,
+                "x": SAMPLES,
+                "scoring_rule": CHOICE,
+                "correction": CHOICE,
+                "method": CHOICE,
+                "n_resamples": SIZE,
+                "n_posterior_samples": SIZE,
+                "seed": SEED,
+                "n_jobs": JOBS,
+            },
+            rows=("theta", "x"),
+        ),
+        Entry(
+            "plot_posterior_ranking",
+            lambda: {"result": _result("ranking")},
+            {"result": RESULT, "confidence_level": LEVEL},
+        ),
+        Entry(
             "plot_pit_correlations",
             lambda: {"result": _result("independence")},
             {"result": RESULT, "labels": _opts(("wrong_length", ["a"], True))},
@@ -746,7 +787,7 @@ def _categorical() -> list[Entry]:
                 "samples": CATEGORICAL,
                 "epsilon": POSITIVE,
                 "alpha": LEVEL,
-                "k_range": _opts(
+                "n_bins_grid": _opts(
                     ("huge", (2, 10**6), True),
                     ("reversed", (5, 2), True),
                     ("str", "k", True),
@@ -754,7 +795,7 @@ def _categorical() -> list[Entry]:
                 ),
                 "mode": CHOICE,
                 "split": FLAG,
-                "split_fraction": LEVEL,
+                "train_fraction": LEVEL,
                 "epsilon0": NONNEG,
                 "n_resamples": SIZE,
                 "seed": SEED,
@@ -793,13 +834,13 @@ def _categorical() -> list[Entry]:
         ),
         Entry(
             "adaptive_binning",
-            lambda: {"p": _stairs(), "samples": _cat_samples(), "k": 3, "seed": 0},
-            {"p": OBJECT, "samples": CATEGORICAL, "k": SIZE, "seed": SEED},
+            lambda: {"p": _stairs(), "samples": _cat_samples(), "n_bins": 3, "seed": 0},
+            {"p": OBJECT, "samples": CATEGORICAL, "n_bins": SIZE, "seed": SEED},
         ),
         Entry(
             "random_binning",
-            lambda: {"p": _stairs(), "k": 3, "seed": 0},
-            {"p": OBJECT, "k": SIZE, "seed": SEED},
+            lambda: {"p": _stairs(), "n_bins": 3, "seed": 0},
+            {"p": OBJECT, "n_bins": SIZE, "seed": SEED},
         ),
         Entry(
             "perturb",
@@ -1039,7 +1080,7 @@ def _cross_validation() -> list[Entry]:
                     ("huge", 10**6, True),
                 ),
                 "n_samples": SIZE,
-                "classifier": FLAG,
+                "is_classifier": FLAG,
             },
         ),
         Entry(

@@ -136,11 +136,11 @@ def cli_catalogue(f: dict[str, str]) -> list[CliCase]:
         ),
         CliCase("cli relative:width", ("relative", good, good, f["good3"], "--test", "mmd")),
         CliCase(
-            "cli relative:locations=1e9", ("relative", good, good, good, "--locations", "10**9")
+            "cli relative:locations=1e9", ("relative", good, good, good, "--n-locations", "10**9")
         ),
         CliCase(
             "cli relative:locations=1000000",
-            ("relative", good, good, good, "--locations", "1000000", "--no-optimize"),
+            ("relative", good, good, good, "--n-locations", "1000000", "--optimizer", "none"),
         ),
         CliCase(
             "cli relative:n_resamples=1e12",
@@ -165,7 +165,7 @@ def cli_catalogue(f: dict[str, str]) -> list[CliCase]:
                 f["cat"],
                 "--reference",
                 "stairs:c=4,L=4,stairs=2",
-                "--k-max",
+                "--n-bins-max",
                 "1000000",
             ),
             quick=True,

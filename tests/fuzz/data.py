@@ -47,6 +47,15 @@ def _flow_pairs(n: int = 60) -> dict[str, Any]:
     return {"flow": model.exact_flow(), "theta": theta, "x": x}
 
 
+def _posterior_pair(n: int = 60) -> tuple[Any, Any, np.ndarray, np.ndarray]:
+    """Two estimators (the exact posterior and a wrong one) and calibration pairs."""
+    import modelcompare as mc
+
+    theta, x = _model().simulate(n, seed=0)
+    wrong = mc.ConditionalGaussianModel(noise_cov=2 * np.eye(2)).exact_flow()
+    return _model().exact_flow(), wrong, theta, x
+
+
 def _stairs() -> Any:
     import modelcompare as mc
 
@@ -88,6 +97,8 @@ def _result(name: str) -> Any:
             return mc.tarp(**_flow_pairs(), n_posterior_samples=20, seed=0)
         if name == "independence":
             return mc.pit_independence_test(_uniform(80, 3))
+        if name == "ranking":
+            return mc.rank_posteriors([*_posterior_pair()[:2]], *_posterior_pair()[2:], seed=0)
         if name == "map":
             z = _normal(60, 1)
             return mc.power_criterion_map(

@@ -67,9 +67,11 @@ def _snapshot(value: Any) -> Any:
         return ("pandas", value.copy(deep=True))
     if isinstance(value, list | tuple | dict):
         try:
-            return ("plain", copy.deepcopy(value))
+            snapshot = copy.deepcopy(value)
         except Exception:  # noqa: BLE001 - an uncopyable container is not compared
             return None
+        # a container of objects without value equality (estimators, flows) is not compared
+        return ("plain", snapshot) if _same(snapshot, value) else None
     return None
 
 
