@@ -413,7 +413,6 @@ PART_SPECIFIC: dict[str, str] = {
     "locs_bounds_frac": "relative: OptimizerOptions' box on the locations",
     "bandwidth_bounds": "relative: OptimizerOptions' bounds on the width",
     "test": "relative and experiments: the test an option set or a power study is for",
-    "method": "a part's named variant of one estimator (fid, rel_mmd, sbc, pit_independence_test)",
     # posterior
     "atol": "posterior: check_flow's tolerance",
     "band": "posterior: which band plot_global_pp draws",
@@ -425,7 +424,6 @@ PART_SPECIFIC: dict[str, str] = {
     "mean_matrix": "posterior: the affine Gaussian flow's mean map",
     "n": "posterior: draws made by a test model's sample or simulate",
     "n_levels_per_sample": "posterior: level draws per pair of the amortised regressor",
-    "n_neighbors": "posterior: the kNN regressor's K",
     "noise_cov": "posterior: the Gaussian test model's noise",
     "null": "posterior: precomputed null regressors",
     "obj": "posterior: what as_flow adapts",
@@ -441,6 +439,10 @@ PART_SPECIFIC: dict[str, str] = {
     "u": "posterior: the regression targets of a null regressor's fit",
     "checks": "workflows: the report's checks",
     "include_arrays": "workflows: whether the report's dict holds arrays",
+    "first": "workflows: the estimator compare_posteriors tests as better",
+    "second": "workflows: the estimator compare_posteriors tests it against",
+    "estimators": "workflows: the named estimators rank_posteriors ranks",
+    "compare_with": "workflows: a second estimator the report compares the flow with",
     # categorical
     "add_frac": "categorical: perturb's added mass",
     "epsilon": "categorical: the closeness tolerance ε",
@@ -490,6 +492,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
             ("local_coverage_test", "local_independence_test", "fit_null_regressors", "lc2st_nf"),
         ),
         "bootstrap standard error": (200, ("relative_fid",)),
+        "bootstrap-t p-value": (1999, ("compare_posteriors", "rank_posteriors")),
         "planned by the report": (None, ("validate_posterior",)),
     },
     "regressor": {
@@ -520,28 +523,37 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
         "optimiser options (the preset's)": (None, ("OptimizerOptions",)),
     },
     "correction": {
-        "adjusting a family": ("holm", ("adjust_pvalues", "wilcoxon_holm")),
+        "adjusting a family": (
+            "holm",
+            ("adjust_pvalues", "wilcoxon_holm", "compare_posteriors", "rank_posteriors"),
+        ),
         "scikit-learn's pairwise comparison": ("bonferroni", ("compare_models",)),
-        "combining across covariates": ("bonferroni", ("local_coverage_test",)),
     },
     "alpha": {
         "a level fixed in advance": (
             0.05,
             (
-                "closeness_test",
-                "two_sample_closeness_test",
                 "granularity",
                 "nemenyi_test",
                 "power_study",
                 "plot_local_statistics",
                 "WilcoxonHolmResult.significant",
                 "WilcoxonHolmResult.cliques",
+                "C2STResult.summary",
+                "ClosenessTestResult.critical_value",
+                "ClosenessTestResult.decision",
+                "PosteriorComparisonResult.where",
+                "PosteriorRankingResult.decision",
                 "PosteriorReport.failures",
                 "PosteriorReport.summary",
                 "PosteriorReport.to_html",
             ),
         ),
-        "the result's own level": (None, ("ClosenessResult.decision", "plot_critical_difference")),
+        "the result's own level": (None, ("plot_critical_difference",)),
+        "a threshold mode's level (0.05), refused by the p-value modes": (
+            None,
+            ("closeness_test", "two_sample_closeness_test"),
+        ),
     },
     "levels": {
         "a credibility grid": (
@@ -566,6 +578,17 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
             ("compare_models", "friedman_test", "nemenyi_test", "wilcoxon_holm"),
         ),
         "a plot of two models": (("a", "b"), ("plot_posterior",)),
+    },
+    "method": {
+        "FID's matrix square root": ("sqrtm", ("fid", "relative_fid")),
+        "Rel-MMD's statistic": ("kmod", ("rel_mmd",)),
+        "PIT dependence": ("spearman", ("pit_independence_test",)),
+        "SBC's rank test": ("ks", ("sbc", "sbc_test")),
+        "a paired mean": ("t", ("compare_posteriors", "rank_posteriors")),
+    },
+    "n_neighbors": {
+        "the kNN regressor": (150, ("NearestNeighborRegressor",)),
+        "compare_posteriors' where-map": (None, ("compare_posteriors",)),
     },
     "train_fraction": {
         "relative tests": (0.2, ("rel_ume", "rel_fssd")),

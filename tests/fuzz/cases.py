@@ -20,9 +20,9 @@ from tests.fuzz.data import (
     _flow_pairs,
     _kfold,
     _model,
-    _posterior_pair,
     _normal,
     _out_path,
+    _posterior_pair,
     _result,
     _score_table,
     _scores,
@@ -34,7 +34,6 @@ from tests.fuzz.data import (
 )
 from tests.fuzz.mutations import (
     BATCH,
-    BOUNDS,
     CALLABLE,
     CATEGORICAL,
     CHOICE,

@@ -212,7 +212,7 @@ def test_bad_inputs():
         rel_ume(x, x, x, bandwidth=-1.0)
     with pytest.raises(ValueError, match="`train_fraction`"):
         rel_ume(x, x, x, train_fraction=1.5)
-    with pytest.raises(ValueError, match="`preset`"):
+    with pytest.raises(ValueError, match="`optimizer`"):
         rel_ume(x, x, x, optimizer="paper-ex9")
     with pytest.raises(ValueError, match="same number of columns"):
         rel_ume(x, x, np.zeros((10, 3)))

@@ -161,7 +161,7 @@ def report_command(
     One check, as JSON:
       $ modelcompare report --pit examples/data/pit.npy --checks global_coverage --seed 0 --json
       {"checks": [{"name": "global_coverage", "pvalue": 0.0007684005947437355, ...}],
-       "failures": ["global_coverage"], ..., "seed_used": 0, ..., "test": "report", ...}
+       "comparison": null, "failures": ["global_coverage"], ..., "seed_used": 0, ..., "test": "report", ...}
     """
     from modelcompare.workflows._validate import report_from_arrays, validate_posterior
 

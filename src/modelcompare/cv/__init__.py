@@ -13,7 +13,7 @@ from modelcompare.cv._multi import (
     nemenyi_test,
     wilcoxon_holm,
 )
-from modelcompare.cv._pairwise import ModelComparisonResult, adjust_pvalues, compare_models
+from modelcompare.cv._pairwise import ModelComparisonResult, compare_models
 from modelcompare.cv._plots import plot_critical_difference, plot_posterior
 from modelcompare.cv._scores import CVScoresResult, SplitSizes, scores_from_cv_results, split_sizes
 from modelcompare.cv._ttest import CorrectedTTestResult, corrected_ttest

@@ -11,7 +11,7 @@ import numpy as np
 from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.pvalues import adjust_pvalues, check_correction, familywise_pvalue
 from modelcompare._foundation.results import CollectionTestResult, result_class
-from modelcompare._foundation.validation import check_choice, check_vector
+from modelcompare._foundation.validation import check_choice
 from modelcompare.cv._bayes import check_rope, posterior_probs
 from modelcompare.cv._core import (
     ALTERNATIVES,

@@ -190,7 +190,7 @@ def resolve_optimizer(optimizer: Any, *, allow_none: bool) -> OptimizerOptions |
     if isinstance(optimizer, OptimizerOptions):
         return optimizer
     if isinstance(optimizer, str):
-        return OptimizerOptions(preset=optimizer)
+        return OptimizerOptions(preset=check_choice(optimizer, "optimizer", tuple(PRESETS)))
     names = ", ".join(repr(n) for n in PRESETS)
     none = " or None (no optimisation)" if allow_none else ""
     msg = (

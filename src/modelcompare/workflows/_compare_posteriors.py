@@ -230,7 +230,7 @@ def compare_posteriors(
         Bootstrap resamples for ``method="bootstrap"``.
     n_neighbors : int, optional
         Calibration pairs averaged at each evaluation point; default ⌈N^{2/3}⌉ (at most N).
-    correction : {"holm", "bonferroni", None}
+    correction : {"holm", "bonferroni", "fdr_bh", None}
         The multiplicity correction across evaluation points.
     n_posterior_samples : int
         Draws S per observation for the energy score.

@@ -124,7 +124,7 @@ def rank_posteriors(
         Observations simulated from them.
     scoring_rule : {"log", "energy"}
         The proper score (see :func:`compare_posteriors`).
-    correction : {"holm", "bonferroni", None}
+    correction : {"holm", "bonferroni", "fdr_bh", None}
         The multiplicity correction across pairs.
     method : {"t", "bootstrap"}
         The paired test of each pair.
