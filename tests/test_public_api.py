@@ -333,9 +333,13 @@ def test_defaults_follow_the_glossary(argument: str, default: Any) -> None:
 def test_options_are_keyword_only() -> None:
     """Data are positional; options (anything with a glossary name) are keyword-only."""
     options = _glossary_names() - {"x_eval", "n_samples", "n_categories", "n_stairs"}
-    # sbc_test's count is part of its data (ranks lie in 0..n_posterior_samples), and the
+    # sbc_test's and calibration_findings' count is part of their data (ranks lie in 0..n_posterior_samples), and the
     # correction is what adjust_pvalues is about
-    data_like = {("sbc_test", "n_posterior_samples"), ("adjust_pvalues", "correction")}
+    data_like = {
+        ("sbc_test", "n_posterior_samples"),
+        ("calibration_findings", "n_posterior_samples"),
+        ("adjust_pvalues", "correction"),
+    }
     positional = [
         f"{name}({p.name})"
         for name, sig in _signatures()
@@ -427,6 +431,7 @@ PART_SPECIFIC: dict[str, str] = {
     "noise_cov": "posterior: the Gaussian test model's noise",
     "null": "posterior: precomputed null regressors",
     "obj": "posterior: what as_flow adapts",
+    "parameter_names": "posterior: the display names of θ's coordinates in calibration findings",
     "offset": "posterior: the affine flow's offset",
     "posterior": "posterior: an sbi posterior object",
     "prior_cov": "posterior: the Gaussian test model's prior",
@@ -525,7 +530,13 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
     "correction": {
         "adjusting a family": (
             "holm",
-            ("adjust_pvalues", "wilcoxon_holm", "compare_posteriors", "rank_posteriors"),
+            (
+                "adjust_pvalues",
+                "wilcoxon_holm",
+                "compare_posteriors",
+                "rank_posteriors",
+                "calibration_findings",
+            ),
         ),
         "scikit-learn's pairwise comparison": ("bonferroni", ("compare_models",)),
     },
@@ -534,6 +545,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
             0.05,
             (
                 "granularity",
+                "calibration_findings",
                 "nemenyi_test",
                 "power_study",
                 "plot_local_statistics",

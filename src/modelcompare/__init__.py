@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from modelcompare.posterior import (
         AffineGaussianFlow,
         AmortizedRegressor,
+        CalibrationFindingsResult,
         ConditionalFlow,
         ConditionalGaussianModel,
         FlowCheckResult,
@@ -84,6 +85,7 @@ if TYPE_CHECKING:
         TARPResult,
         ZukoFlow,
         as_flow,
+        calibration_findings,
         check_flow,
         fit_null_regressors,
         global_coverage_test,

@@ -6,6 +6,12 @@ from modelcompare.posterior._calibration_plots import (
     plot_sbc,
     plot_tarp,
 )
+from modelcompare.posterior._findings import (
+    FINDING_KINDS,
+    NEXT_STEPS,
+    CalibrationFindingsResult,
+    calibration_findings,
+)
 from modelcompare.posterior._flows import (
     AffineGaussianFlow,
     ConditionalFlow,
@@ -46,8 +52,11 @@ from modelcompare.posterior._sbc import SBCResult, sbc, sbc_ranks, sbc_test
 from modelcompare.posterior._tarp import TARPResult, tarp
 
 __all__ = [
+    "FINDING_KINDS",
+    "NEXT_STEPS",
     "AffineGaussianFlow",
     "AmortizedRegressor",
+    "CalibrationFindingsResult",
     "ConditionalFlow",
     "ConditionalGaussianModel",
     "FlowCheckResult",
@@ -65,6 +74,7 @@ __all__ = [
     "TARPResult",
     "ZukoFlow",
     "as_flow",
+    "calibration_findings",
     "check_flow",
     "ecdf_band",
     "fit_null_regressors",
