@@ -189,7 +189,11 @@ def test_wrong_correlation_is_a_dependence_finding():
     res = calibration_findings(ranks, S, pit_values=pit(flow, theta, x))
     assert _found(res) == [("dependence", "z₁, z₂")]
     row = res.table.iloc[0]
-    assert (row["where"], row["direction"], row["check"]) == ("latent", "positive", "pit_independence")
+    assert (row["where"], row["direction"], row["check"]) == (
+        "latent",
+        "positive",
+        "pit_independence",
+    )
     assert row["size"] > 0.3
     assert "Spearman" in row["evidence"]
     assert "latent coordinates are dependent" in res.sentences()[0]

@@ -115,7 +115,9 @@ class _RankMoments:
         log_c = gammaln(s + 1) - gammaln(k + 1) - gammaln(s - k + 1)
         raw = np.zeros((4, _GRID.size))
         for rows in np.array_split(np.arange(s + 1), max(1, (s + 1) // 256)):
-            pmf = np.exp(log_c[rows, None] + np.outer(k[rows], log_u) + np.outer(s - k[rows], log_1mu))
+            pmf = np.exp(
+                log_c[rows, None] + np.outer(k[rows], log_u) + np.outer(s - k[rows], log_1mu)
+            )
             raw += np.stack([self.q[rows] ** p for p in (1, 2, 3, 4)]) @ pmf
         self._raw = raw  # (4, G): E[q^p | ζ] on the grid
         self._dz = float(_GRID[1] - _GRID[0])
@@ -510,7 +512,9 @@ def _result(
 
     tests = pd.DataFrame([{c: row[c] for c in TEST_COLUMNS} for row in rows], columns=TEST_COLUMNS)
     found = [row for row in rows if row["pvalue_adjusted"] <= alpha]
-    table = pd.DataFrame([{c: row[c] for c in FINDING_COLUMNS} for row in found], columns=FINDING_COLUMNS)
+    table = pd.DataFrame(
+        [{c: row[c] for c in FINDING_COLUMNS} for row in found], columns=FINDING_COLUMNS
+    )
     return CalibrationFindingsResult(
         pvalue=familywise_pvalue(raw),
         table=table,
