@@ -96,7 +96,7 @@ def test_under_dispersed_flow_is_too_narrow():
     res = calibration_findings(_ranks(CORRELATED, CORRELATED.exact_flow(scale_factor=0.6)), S)
     assert _found(res) == [("too_narrow", "θ₁"), ("too_narrow", "θ₂")]
     assert (res.table["size"] > 1.5).all()
-    assert res.sentences()[0].startswith("θ₁: the posterior is too narrow (p = ")
+    assert res.sentences()[0].startswith("θ₁: the posterior is too narrow; p = ")
     assert "Holm" in res.sentences()[0]
     assert NEXT_STEPS["too_narrow"] in res.sentences()[0]
 
@@ -256,6 +256,8 @@ def test_vocabulary_has_six_kinds_each_with_a_next_step():
     ]
     assert set(NEXT_STEPS) == set(FINDING_KINDS)
     assert all(isinstance(v, str) and v for v in NEXT_STEPS.values())
+    with pytest.raises(TypeError):
+        NEXT_STEPS["shift"] = "retrain"  # type: ignore[index]
 
 
 def test_default_names_use_subscripts():

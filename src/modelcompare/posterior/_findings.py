@@ -10,6 +10,7 @@ posterior, each with its own p-value, and the latent PIT's pairwise dependence (
 from __future__ import annotations
 
 import functools
+import types
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -34,32 +35,36 @@ __all__ = [
 ]
 
 #: The kinds of finding, in the order a report lists them, with what each one means.
-FINDING_KINDS: Mapping[str, str] = {
-    "shift": "the posterior's mass sits above or below the true parameter (a biased location)",
-    "too_wide": "the posterior is over-dispersed: the truth ranks too often in the middle",
-    "too_narrow": "the posterior is under-dispersed (over-confident): the truth ranks too often "
-    "at the extremes",
-    "dependence": "two latent coordinates of the flow are dependent: the joint shape is wrong "
-    "even where the marginals look right",
-    "local": "the posterior is miscalibrated at some observations x, not on average",
-    "misspecified_observation": "the observation x_obs lies outside what the simulator produces",
-}
+FINDING_KINDS: Mapping[str, str] = types.MappingProxyType(
+    {
+        "shift": "the posterior's mass sits above or below the true parameter (a biased location)",
+        "too_wide": "the posterior is over-dispersed: the truth ranks too often in the middle",
+        "too_narrow": "the posterior is under-dispersed (over-confident): the truth ranks too often "
+        "at the extremes",
+        "dependence": "two latent coordinates of the flow are dependent: the joint shape is wrong "
+        "even where the marginals look right",
+        "local": "the posterior is miscalibrated at some observations x, not on average",
+        "misspecified_observation": "the observation x_obs lies outside what the simulator produces",
+    }
+)
 
 #: kind -> the plain-language next step for a finding of that kind.
-NEXT_STEPS: Mapping[str, str] = {
-    "shift": "run more simulations or train longer; if the bias stays, give the estimator an "
-    "embedding of x that keeps the information about this parameter.",
-    "too_wide": "run more simulations or train longer (an under-fitted estimator is often "
-    "over-dispersed), or use a narrower base distribution; check the posterior's dispersion.",
-    "too_narrow": "the posterior is over-confident: use more simulations, stop training earlier "
-    "or regularise, or use a wider base distribution; check the posterior's dispersion.",
-    "dependence": "use a more flexible estimator (more flow transforms or layers) so that it can "
-    "learn the joint shape, not only the marginals.",
-    "local": "evaluate at more points around the flagged observations and inspect the posterior "
-    "there (local coverage, L-C2ST).",
-    "misspecified_observation": "check the simulator at x_obs: no estimator trained on "
-    "simulations can be trusted where the simulator does not reach.",
-}
+NEXT_STEPS: Mapping[str, str] = types.MappingProxyType(
+    {
+        "shift": "run more simulations or train longer; if the bias stays, give the estimator an "
+        "embedding of x that keeps the information about this parameter.",
+        "too_wide": "run more simulations or train longer (an under-fitted estimator is often "
+        "over-dispersed), or use a narrower base distribution; check the posterior's dispersion.",
+        "too_narrow": "use more simulations, stop training earlier or regularise, or use a wider "
+        "base distribution; check the posterior's dispersion.",
+        "dependence": "use a more flexible estimator (more flow transforms or layers) so that it can "
+        "learn the joint shape, not only the marginals.",
+        "local": "evaluate at more points around the flagged observations and inspect the posterior "
+        "there (local coverage, L-C2ST).",
+        "misspecified_observation": "check the simulator at x_obs: no estimator trained on "
+        "simulations can be trusted where the simulator does not reach.",
+    }
+)
 
 #: The columns of :attr:`CalibrationFindingsResult.table`.
 FINDING_COLUMNS = ("check", "kind", "parameter", "where", "direction", "size", "evidence")
@@ -235,14 +240,14 @@ class CalibrationFindingsResult(CollectionTestResult):
         Returns
         -------
         list of str
-            ``"<parameter>: <what is wrong> (<evidence>). Next: <next step>"`` per row of
+            ``"<parameter>: <what is wrong>; <evidence>. Next: <next step>"`` per row of
             ``table``, in its order; empty when nothing is found.
         """
         out = []
         for row in self.table.itertuples(index=False):
             phrase = _PHRASES.get(row.kind, row.kind).format(direction=row.direction)
             step = NEXT_STEPS.get(row.kind, "")
-            out.append(f"{row.parameter}: {phrase} ({row.evidence}). Next: {step}")
+            out.append(f"{row.parameter}: {phrase}; {row.evidence}. Next: {step}")
         return out
 
 
@@ -353,7 +358,7 @@ def _evidence(row: dict[str, Any], correction: str | None) -> str:
     if row["check"] == "sbc_location":
         return f"{p}, mean Φ⁻¹(rank) = {row['size']:.2f}"
     if row["check"] == "sbc_dispersion":
-        return f"{p}, variance of Φ⁻¹(rank) = {row['size']:.2f} × a calibrated posterior's"
+        return f"{p}, variance of Φ⁻¹(rank) {row['size']:.2f}× a calibrated posterior's"
     return f"{p}, Spearman ρ = {row['size']:.2f}"
 
 
@@ -472,8 +477,8 @@ def calibration_findings(
     >>> res = calibration_findings(ranks, 100)
     >>> res.table[["kind", "parameter"]].values.tolist()
     [['too_narrow', 'θ₂']]
-    >>> res.sentences()[0][:36]
-    'θ₂: the posterior is too narrow (p ='
+    >>> res.sentences()[0][:37]
+    'θ₂: the posterior is too narrow; p = '
     """
     r, s = _ranks_iv(ranks, n_posterior_samples)
     names = _names_iv(parameter_names, r.shape[1])
