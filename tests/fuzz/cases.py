@@ -456,6 +456,25 @@ def _posterior() -> list[Entry]:
             },
         ),
         Entry(
+            "calibration_findings",
+            lambda: {
+                "ranks": np.random.default_rng(0).integers(0, 21, size=(150, 2)),
+                "n_posterior_samples": 20,
+                "pit_values": _uniform(),
+                "parameter_names": ["a", "b"],
+            },
+            {
+                "ranks": [*SAMPLES, ("above_max", lambda v: _with(v, 99), True)],
+                "n_posterior_samples": BATCH,
+                "pit_values": PIT,
+                "parameter_names": _opts(
+                    ("str", "ab", True), ("short", ["a"], True), ("not_str", ["a", 1], True)
+                ),
+                "alpha": LEVEL,
+                "correction": CHOICE,
+            },
+        ),
+        Entry(
             "tarp",
             lambda: {**_flow_pairs(), "n_posterior_samples": 20, "seed": 0},
             {

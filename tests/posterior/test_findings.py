@@ -77,11 +77,25 @@ def test_familywise_rate_under_uniform_ranks():
 @pytest.mark.parametrize("s", [1, 5, 20, 100, 1000])
 def test_rank_model_at_zero_shift_is_the_uniform_null(s):
     model = _RankMoments(s)
-    q0 = ndtri((np.arange(s + 1) + 0.5) / (s + 1))
+    q0 = model.values(np.arange(s + 1))
     var, influence = model.dispersion_null(0.0)
     assert model.mean(0.0) == pytest.approx(0.0, abs=1e-9)
     assert var == pytest.approx(np.mean(q0**2), rel=1e-6)
     assert influence == pytest.approx(np.mean(q0**4) - np.mean(q0**2) ** 2, rel=1e-5, abs=1e-9)
+
+
+@pytest.mark.parametrize("a", [0.0, 1.0, -2.5])
+def test_rank_model_for_many_draws_is_the_continuous_limit(a):
+    exact, limit = _RankMoments(2000), _RankMoments(2000, exact_max=1000)
+    assert limit.mean(a) == pytest.approx(exact.mean(a), abs=2e-3)
+    for got, want in zip(limit.dispersion_null(a), exact.dispersion_null(a)):
+        assert got == pytest.approx(want, rel=2e-2)
+
+
+def test_huge_number_of_draws_is_cheap():
+    ranks = np.random.default_rng(0).integers(0, 10**12 + 1, size=(300, 2))
+    res = calibration_findings(ranks, 10**12)
+    assert np.isfinite(res.tests["pvalue"]).all()
 
 
 # ---------------------------------------------------------------------------- dispersion

@@ -113,19 +113,30 @@ class _RankMoments:
     a only reweights it. At a = 0 the law is the discrete uniform on 0..S, SBC's null.
     """
 
-    def __init__(self, s: int) -> None:
-        k = np.arange(s + 1, dtype=float)
-        self.q = ndtri((k + 0.5) / (s + 1))
-        log_u, log_1mu = log_ndtr(_GRID), log_ndtr(-_GRID)
-        log_c = gammaln(s + 1) - gammaln(k + 1) - gammaln(s - k + 1)
-        raw = np.zeros((4, _GRID.size))
-        for rows in np.array_split(np.arange(s + 1), max(1, (s + 1) // 256)):
-            pmf = np.exp(
-                log_c[rows, None] + np.outer(k[rows], log_u) + np.outer(s - k[rows], log_1mu)
-            )
-            raw += np.stack([self.q[rows] ** p for p in (1, 2, 3, 4)]) @ pmf
-        self._raw = raw  # (4, G): E[q^p | ζ] on the grid
+    def __init__(self, s: int, *, exact_max: int = 2000) -> None:
+        self.s = s
+        if s > exact_max:
+            # the binomial noise of a rank is below 0.03 sd in ζ and the grid of q finer than
+            # 0.001: q is Φ⁻¹(U) = ζ + a, clipped to the extreme values of q
+            edge = float(-ndtri(0.5 / (s + 1)))
+            q = np.clip(_GRID, -edge, edge)
+            self._raw = np.stack([q**p for p in (1, 2, 3, 4)])
+        else:
+            k = np.arange(s + 1, dtype=float)
+            values = self.values(k)
+            log_u, log_1mu = log_ndtr(_GRID), log_ndtr(-_GRID)
+            log_c = gammaln(s + 1) - gammaln(k + 1) - gammaln(s - k + 1)
+            raw = np.zeros((4, _GRID.size))
+            for rows in np.array_split(np.arange(s + 1), max(1, (s + 1) // 256)):
+                log_pmf = log_c[rows, None] + np.outer(k[rows], log_u)
+                pmf = np.exp(log_pmf + np.outer(s - k[rows], log_1mu))
+                raw += np.stack([values[rows] ** p for p in (1, 2, 3, 4)]) @ pmf
+            self._raw = raw  # (4, G): E[q^p | ζ] on the grid
         self._dz = float(_GRID[1] - _GRID[0])
+
+    def values(self, ranks: np.ndarray) -> np.ndarray:
+        """q = Φ⁻¹((r + ½)/(S + 1))."""
+        return ndtri((np.asarray(ranks, dtype=float) + 0.5) / (self.s + 1))
 
     def _weights(self, a: float) -> tuple[np.ndarray, np.ndarray]:
         w = np.exp(-0.5 * (_GRID - a) ** 2) * (self._dz / np.sqrt(2.0 * np.pi))
@@ -295,7 +306,7 @@ def _marginal_rows(r: np.ndarray, s: int, names: list[str]) -> tuple[list[dict[s
     model = _rank_moments(s)
     rows, degenerate = [], False
     for j, name in enumerate(names):
-        q = model.q[r[:, j].astype(int)]
+        q = model.values(r[:, j])
         t, p_loc, flat = _location_test(q)
         degenerate |= flat
         mean = float(q.mean())
