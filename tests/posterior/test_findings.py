@@ -86,10 +86,11 @@ def test_rank_model_at_zero_shift_is_the_uniform_null(s):
 
 @pytest.mark.parametrize("a", [0.0, 1.0, -2.5])
 def test_rank_model_for_many_draws_is_the_continuous_limit(a):
+    """Already at S = 2000 (the limit is used beyond S = 10,000 only)."""
     exact, limit = _RankMoments(2000), _RankMoments(2000, exact_max=1000)
-    assert limit.mean(a) == pytest.approx(exact.mean(a), abs=2e-3)
+    assert limit.mean(a) == pytest.approx(exact.mean(a), abs=0.02)
     for got, want in zip(limit.dispersion_null(a), exact.dispersion_null(a)):
-        assert got == pytest.approx(want, rel=2e-2)
+        assert got == pytest.approx(want, rel=0.03)
 
 
 def test_huge_number_of_draws_is_cheap():
