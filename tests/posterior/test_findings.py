@@ -157,6 +157,24 @@ def test_dispersion_test_keeps_its_size_under_a_pure_shift(s, shift, n):
     assert _ok_rate(wrong, reps, 0.05)
 
 
+@pytest.mark.parametrize("width", [0.6, 1.6])
+def test_location_test_keeps_its_size_under_a_pure_width_error(width):
+    """Ranks of a centred posterior ``width`` times too wide: the mean of Φ⁻¹(rank) stays 0."""
+    rng = np.random.default_rng(12)
+    reps, shifts = 40, 0
+    for _ in range(reps):
+        u = stats.norm.cdf(rng.standard_normal(300) / width)
+        res = calibration_findings(rng.binomial(S, u)[:, None], S)
+        shifts += "shift" in set(res.table["kind"])
+    assert _ok_rate(shifts, reps, 0.05)
+
+
+def test_one_latent_column_tests_no_dependence():
+    ranks = np.random.default_rng(2).integers(0, 11, size=(60, 1))
+    res = calibration_findings(ranks, 10, pit_values=np.random.default_rng(3).uniform(size=(60, 1)))
+    assert list(res.tests["check"]) == ["sbc_location", "sbc_dispersion"]
+
+
 def test_shift_and_width_errors_are_told_apart():
     sd = np.sqrt(np.diag(DIAGONAL.posterior_cov))
     flow = AffineGaussianFlow(

@@ -472,7 +472,8 @@ def calibration_findings(
 
     The location and dispersion tests read each marginal over the prior predictive, as SBC does;
     they can pass while the posterior is wrong at some x (Linhart et al. 2022, Figure 1), which
-    the local tests address.
+    the local tests address. A shift confined to part of x-space mixes calibrated ranks with
+    ranks near 0 or S, and so reads as a shift and a too-narrow posterior at once.
 
     References
     ----------
