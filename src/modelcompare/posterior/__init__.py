@@ -25,6 +25,7 @@ from modelcompare.posterior._independence import (
     local_independence_test,
     pit_independence_test,
 )
+from modelcompare.posterior._hpd import HPDCoverageResult, hpd_coverage, hpd_coverage_test
 from modelcompare.posterior._lc2st import LC2STResult, lc2st_nf
 from modelcompare.posterior._lct import (
     AmortizedRegressor,
@@ -35,6 +36,15 @@ from modelcompare.posterior._lct import (
     fit_null_regressors,
     local_coverage_test,
 )
+from modelcompare.posterior._metrics import (
+    CalibrationErrorResult,
+    ParameterRecoveryResult,
+    PosteriorContractionResult,
+    calibration_error,
+    parameter_recovery,
+    posterior_contraction,
+)
+from modelcompare.posterior._misspecification import MisspecificationResult, misspecification_test
 from modelcompare.posterior._pit import pit
 from modelcompare.posterior._plots import (
     plot_global_histograms,
@@ -43,36 +53,48 @@ from modelcompare.posterior._plots import (
     plot_local_statistics,
 )
 from modelcompare.posterior._sbc import SBCResult, sbc, sbc_ranks, sbc_test
+from modelcompare.posterior._sbc_ecdf import SBCLogGammaResult, sbc_log_gamma
 from modelcompare.posterior._tarp import TARPResult, tarp
 
 __all__ = [
     "AffineGaussianFlow",
     "AmortizedRegressor",
+    "CalibrationErrorResult",
     "ConditionalFlow",
     "ConditionalGaussianModel",
     "FlowCheckResult",
     "GlobalCoverageResult",
+    "HPDCoverageResult",
     "IndependenceResult",
     "LC2STResult",
     "LocalCoverageResult",
     "LocalIndependenceResult",
+    "MisspecificationResult",
     "NearestNeighborRegressor",
     "NflowsFlow",
     "NullRegressors",
+    "ParameterRecoveryResult",
     "PerLevelRegressor",
+    "PosteriorContractionResult",
+    "SBCLogGammaResult",
     "SBCResult",
     "SbiFlow",
     "TARPResult",
     "ZukoFlow",
     "as_flow",
+    "calibration_error",
     "check_flow",
     "ecdf_band",
     "fit_null_regressors",
     "global_coverage_test",
+    "hpd_coverage",
+    "hpd_coverage_test",
     "lc2st_nf",
     "level_grid",
     "local_coverage_test",
     "local_independence_test",
+    "misspecification_test",
+    "parameter_recovery",
     "pit",
     "pit_independence_test",
     "plot_global_histograms",
@@ -82,7 +104,9 @@ __all__ = [
     "plot_pit_correlations",
     "plot_sbc",
     "plot_tarp",
+    "posterior_contraction",
     "sbc",
+    "sbc_log_gamma",
     "sbc_ranks",
     "sbc_test",
     "tarp",
