@@ -19,7 +19,7 @@ from modelcompare import (
 NOISE = 0.5 * np.array([[1.0, 0.8], [0.8, 1.0]])
 
 
-def _log_q(flow, theta, x, s, seed):  # noqa: ANN001, ANN202
+def _log_q(flow, theta, x, s, seed):
     draws = flow.sample(x, s, seed=seed)
     n, m = theta.shape
     log_q_draws = flow.log_prob(draws.reshape(n * s, m), np.repeat(x, s, axis=0)).reshape(n, s)
@@ -27,7 +27,9 @@ def _log_q(flow, theta, x, s, seed):  # noqa: ANN001, ANN202
 
 
 def test_hand_computed_ranks_and_coverage() -> None:
-    res = hpd_coverage_test([[1.0, 2.0, 3.0, 4.0]] * 2, [2.5, 0.0], levels=[0.25, 0.5, 0.75], seed=0)
+    res = hpd_coverage_test(
+        [[1.0, 2.0, 3.0, 4.0]] * 2, [2.5, 0.0], levels=[0.25, 0.5, 0.75], seed=0
+    )
     np.testing.assert_allclose(res.hpd_ranks, [0.5, 1.0])  # 2 of 4 draws above; all 4 above
     np.testing.assert_allclose(res.coverage, [0.0, 0.0, 0.5])
     # ∫ (coverage - γ) on 0, .25, .5, .75, 1 with the curve 0, 0, 0, .5, 1
@@ -98,7 +100,7 @@ def test_bad_inputs_name_the_argument() -> None:
         hpd_coverage_test(np.zeros(3), [0.0])
 
     class NoDensity:
-        def sample(self, x, n, seed=None):  # noqa: ANN001, ANN202, ARG002
+        def sample(self, x, n, seed=None):
             return np.zeros((len(x), n, 1))
 
     with pytest.raises(TypeError, match="`flow` needs a `log_prob"):

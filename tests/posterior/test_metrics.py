@@ -135,7 +135,7 @@ def test_contraction_bad_inputs() -> None:
     draws, theta = _gaussian_draws(10, 5)
     with pytest.raises(ValueError, match="`prior_variance`"):
         posterior_contraction(draws, theta, prior_variance=[0.0])
-    with pytest.raises(ValueError, match="`posterior_samples`.*all equal"):
+    with pytest.raises(ValueError, match=r"`posterior_samples`.*all equal"):
         posterior_contraction(np.zeros((10, 5, 1)), theta)
     with pytest.raises(ValueError, match="`posterior_samples` needs at least 2 draws"):
         posterior_contraction(draws[:, :1], theta)
@@ -190,11 +190,13 @@ def test_calibration_error_aggregations() -> None:
 
 
 @pytest.mark.parametrize("fn", [parameter_recovery, posterior_contraction, calibration_error])
-def test_bad_inputs_name_the_argument(fn) -> None:  # noqa: ANN001
+def test_bad_inputs_name_the_argument(fn) -> None:
     draws, theta = _gaussian_draws(10, 5)
     bad = draws.copy()
     bad[3, 2, 0] = np.nan
-    with pytest.raises(ValueError, match=r"`posterior_samples` must be finite; found NaN at simulation 3"):
+    with pytest.raises(
+        ValueError, match=r"`posterior_samples` must be finite; found NaN at simulation 3"
+    ):
         fn(bad, theta)
     with pytest.raises(ValueError, match="`posterior_samples` must be 3-D"):
         fn(draws[..., 0], theta)

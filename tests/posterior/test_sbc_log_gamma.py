@@ -20,7 +20,7 @@ def _bayesflow_gamma(ranks: np.ndarray, num_post_draws: int) -> float:
     return float(2 * np.min(np.minimum(bin_1, bin_2)))
 
 
-def _bayesflow_null(num_ranks: int, num_post_draws: int, num_null_draws: int, rng) -> np.ndarray:  # noqa: ANN001
+def _bayesflow_null(num_ranks: int, num_post_draws: int, num_null_draws: int, rng) -> np.ndarray:
     """``gamma_null_distribution`` of the same file, with a seeded generator for np.random."""
     z_i = np.arange(1, num_post_draws + 2) / (num_post_draws + 1)
     gamma = np.empty(num_null_draws)

@@ -19,13 +19,13 @@ from modelcompare.posterior._global import (
     global_coverage_test,
     level_grid,
 )
+from modelcompare.posterior._hpd import HPDCoverageResult, hpd_coverage, hpd_coverage_test
 from modelcompare.posterior._independence import (
     IndependenceResult,
     LocalIndependenceResult,
     local_independence_test,
     pit_independence_test,
 )
-from modelcompare.posterior._hpd import HPDCoverageResult, hpd_coverage, hpd_coverage_test
 from modelcompare.posterior._lc2st import LC2STResult, lc2st_nf
 from modelcompare.posterior._lct import (
     AmortizedRegressor,

@@ -240,8 +240,19 @@ def hpd_coverage(
     s_draws, s_test = rng.spawn(2)
     n, m = theta.shape
     draws = draw_posterior(flow, x, s, s_draws, m)
-    check_memory(estimate_array_bytes((n * s, x.shape[1])), "the repeated observations", "n_posterior_samples")
+    check_memory(
+        estimate_array_bytes((n * s, x.shape[1])),
+        "the repeated observations",
+        "n_posterior_samples",
+    )
     log_q_draws = np.asarray(flow.log_prob(draws.reshape(n * s, m), np.repeat(x, s, axis=0)))
     log_q_true = np.asarray(flow.log_prob(theta, x))
+    for what, values in (("its draws", log_q_draws), ("`theta`", log_q_true)):
+        if not np.all(np.isfinite(values)):
+            msg = (
+                f"`flow.log_prob` is not finite at {what} given `x` (the log-densities of "
+                "`theta` and of the draws must be finite; check `theta`, `x` and the flow)."
+            )
+            raise ValueError(msg)
     res = hpd_coverage_test(log_q_draws.reshape(n, s), log_q_true, levels=levels, seed=s_test)
     return dataclasses.replace(res, seed_used=seed_used)

@@ -72,6 +72,8 @@ def check_posterior_samples(
         )
         raise ValueError(msg)
     try:
+        if draws.dtype.kind in "USO" and any(isinstance(v, str | bytes) for v in draws.flat):
+            raise TypeError
         draws = np.asarray(draws, dtype=float)
     except (TypeError, ValueError):
         msg = f"`posterior_samples` must hold numeric data; got dtype {draws.dtype}."
@@ -111,6 +113,19 @@ def _spread(theta: np.ndarray, normalize: str) -> np.ndarray:
     return np.where(spread > 0, spread, np.nan)
 
 
+def _flag(value: float, what: str) -> bool:
+    """True, with a warning, when a score's value is not finite."""
+    if np.isfinite(value):
+        return False
+    warnings.warn(
+        f"{what} is {value}: the data are constant or overflow float64 (see the per-parameter "
+        "fields).",
+        DegenerateDataWarning,
+        stacklevel=3,
+    )
+    return True
+
+
 def _nanmax(values: np.ndarray) -> float:
     finite = values[np.isfinite(values)]
     return float(finite.max()) if finite.size else float("nan")
@@ -147,6 +162,9 @@ class ParameterRecoveryResult(ScoreResult):
         N, the simulations.
     n_posterior_samples : int
         S, draws per simulation.
+    degenerate : bool
+        True when ``value`` is not finite (a constant true parameter, or values so large that
+        their squares overflow), with a ``DegenerateDataWarning``.
 
     Examples
     --------
@@ -167,6 +185,7 @@ class ParameterRecoveryResult(ScoreResult):
     normalize: str
     n: int
     n_posterior_samples: int
+    degenerate: bool
 
     _repr_fields = ("value", "normalize", "n")
 
@@ -226,15 +245,17 @@ def parameter_recovery(
     draws, theta = check_posterior_samples(posterior_samples, theta, min_draws=1)
     normalize = check_choice(normalize, "normalize", _NORMALIZE)
     mean = draws.mean(axis=1)
-    rmse = np.sqrt(np.mean((mean - theta) ** 2, axis=0))
     spread = _spread(theta, normalize)
-    nrmse = rmse / spread
-    centred = np.sum((theta - theta.mean(axis=0)) ** 2, axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        rmse = np.sqrt(np.mean((mean - theta) ** 2, axis=0))
+        nrmse = rmse / spread
+        centred = np.sum((theta - theta.mean(axis=0)) ** 2, axis=0)
         r2 = np.where(centred > 0, 1.0 - draws.shape[0] * rmse**2 / centred, np.nan)
-    per_draw = np.sqrt(np.mean((draws - theta[:, None, :]) ** 2, axis=0)) / spread
+    with np.errstate(over="ignore", invalid="ignore"):
+        per_draw = np.sqrt(np.mean((draws - theta[:, None, :]) ** 2, axis=0)) / spread
+    value = _nanmax(nrmse)
     return ParameterRecoveryResult(
-        value=_nanmax(nrmse),
+        value=value,
         rmse=rmse,
         nrmse=nrmse,
         r_squared=r2,
@@ -243,6 +264,7 @@ def parameter_recovery(
         normalize=normalize,
         n=draws.shape[0],
         n_posterior_samples=draws.shape[1],
+        degenerate=_flag(value, "the largest normalised RMSE"),
     )
 
 
@@ -281,6 +303,9 @@ class PosteriorContractionResult(ScoreResult):
         N, the simulations.
     n_posterior_samples : int
         S, draws per simulation.
+    degenerate : bool
+        True when ``value`` is not finite (variances that overflow or underflow float64), with a
+        ``DegenerateDataWarning``.
 
     Examples
     --------
@@ -290,7 +315,7 @@ class PosteriorContractionResult(ScoreResult):
     >>> theta, x = model.simulate(400, seed=0)
     >>> res = posterior_contraction(model.exact_flow().sample(x, 200, seed=1), theta)
     >>> bool(abs(res.value - 0.5) < 0.1), res.reading()
-    (True, ['θ_1: consistent (z-scores spread as N(0, 1): z_rms = 0.98)'])
+    (True, ['θ_1: consistent (z-scores spread as N(0, 1): z_rms = 0.97)'])
     """
 
     value: float
@@ -305,6 +330,7 @@ class PosteriorContractionResult(ScoreResult):
     prior_variance: np.ndarray
     n: int
     n_posterior_samples: int
+    degenerate: bool
 
     _repr_fields = ("value", "n", "n_posterior_samples")
 
@@ -420,22 +446,28 @@ def posterior_contraction(
             "needs a positive posterior variance."
         )
         raise ValueError(msg)
-    contraction = 1.0 - post_var / prior_var
-    z = (draws.mean(axis=1) - theta) / np.sqrt(post_var)
-    median_c = np.median(contraction, axis=0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        contraction = 1.0 - post_var / prior_var
+        z = (draws.mean(axis=1) - theta) / np.sqrt(post_var)
+        median_c = np.median(contraction, axis=0)
+        abs_z = np.abs(z)
+        z_stats = (abs_z.mean(axis=0), z.mean(axis=0), z.std(axis=0, ddof=1))
+        z_rms = np.sqrt(np.mean(z**2, axis=0))
+    value = float(median_c.min())
     return PosteriorContractionResult(
-        value=float(median_c.min()),
+        value=value,
         contraction=contraction,
         z_scores=z,
         median_contraction=median_c,
-        mean_abs_z=np.abs(z).mean(axis=0),
-        outlier_share=np.mean(np.abs(z) > 3, axis=0),
-        z_mean=z.mean(axis=0),
-        z_sd=z.std(axis=0, ddof=1),
-        z_rms=np.sqrt(np.mean(z**2, axis=0)),
+        mean_abs_z=z_stats[0],
+        outlier_share=np.mean(abs_z > 3, axis=0),
+        z_mean=z_stats[1],
+        z_sd=z_stats[2],
+        z_rms=z_rms,
         prior_variance=prior_var,
         n=draws.shape[0],
         n_posterior_samples=draws.shape[1],
+        degenerate=_flag(value, "the smallest median contraction"),
     )
 
 

@@ -101,6 +101,12 @@ def _knn_test(
     s_cal = tree.query(cal, k=[k])[0][:, 0]
     s_obs = tree.query(obs, k=[k])[0][:, 0]
     t = float(s_obs.mean())
+    if not (np.isfinite(t) and np.isfinite(s_cal).all()):
+        msg = (
+            "`x_obs` and `x_sim` give distances that overflow float64 once standardised by the "
+            "reference simulations (values near 1e154 or more); rescale them."
+        )
+        raise ValueError(msg)
     if x_obs.shape[0] == 1:
         return t, float(monte_carlo_pvalue(t, s_cal)), s_cal
     # Given the reference half, the scores of x_obs and of the held-out simulations are
@@ -238,6 +244,7 @@ def misspecification_test(
     k = check_int(n_neighbors, "n_neighbors", low=1)
     b = check_int(n_resamples, "n_resamples", low=1)
     rng, seed_used = check_seed(seed)
+    check_memory(estimate_array_bytes(b) * 2, "the null distribution", "n_resamples")
     if method == "knn":
         t, p, null = _knn_test(x_obs, x_sim, k, b, rng)
         width = float("nan")

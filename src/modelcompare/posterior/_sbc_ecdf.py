@@ -204,6 +204,7 @@ def sbc_log_gamma(
     b = check_int(n_resamples, "n_resamples", low=1)
     rng, seed_used = check_seed(seed)
     n, m = r.shape
+    check_memory(estimate_array_bytes(b), "the null distribution", "n_resamples")
     check_memory(
         estimate_array_bytes((min(b, max(1, _BLOCK_CELLS // (s + 1))), s + 1)) * 4
         + estimate_array_bytes((m, s)),
