@@ -105,3 +105,20 @@ def test_bad_inputs_name_the_argument() -> None:
 
     with pytest.raises(TypeError, match="`flow` needs a `log_prob"):
         hpd_coverage(NoDensity(), np.zeros((3, 1)), np.zeros((3, 1)))
+
+
+@pytest.mark.torch
+def test_a_zuko_flow_is_calibrated_against_its_own_draws() -> None:
+    """θ drawn from the flow itself: the HPD ranks of any flow are then uniform."""
+    torch = pytest.importorskip("torch")
+    zuko = pytest.importorskip("zuko")
+    from modelcompare import ZukoFlow
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        flow = ZukoFlow(zuko.flows.NSF(2, 2, transforms=2, hidden_features=[16]))
+    x = np.random.default_rng(0).normal(size=(300, 2))
+    theta = flow.sample(x, 1, seed=1)[:, 0]
+    res = hpd_coverage(flow, theta, x, n_posterior_samples=30, seed=2)
+    assert res.pvalue > 0.001
+    assert abs(res.atc) < 0.06

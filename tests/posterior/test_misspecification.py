@@ -96,3 +96,17 @@ def test_bad_inputs_name_the_argument() -> None:
         misspecification_test(x[:1], x, n_neighbors=50)
     with pytest.raises(ValueError, match="`method`"):
         misspecification_test(x[:1], x, method="c2st")
+
+
+@pytest.mark.torch
+def test_mmd_statistic_equals_sbis_biased_mmd() -> None:
+    """sbi.diagnostics.misspecification.compute_rbf_mmd, on the same rows and width."""
+    torch = pytest.importorskip("torch")
+    misspecification = pytest.importorskip("sbi.diagnostics.misspecification")
+    _, x = MODEL.simulate(80, seed=7)
+    res = misspecification_test(x[:5], x[5:], method="mmd", n_resamples=9, seed=8)
+    pool = (x - x.mean(axis=0)) / x.std(axis=0)
+    theirs = misspecification.compute_rbf_mmd(
+        torch.as_tensor(pool[:5]), torch.as_tensor(pool[5:]), bandwidth=res.bandwidth
+    )
+    assert res.statistic == pytest.approx(float(theirs), rel=1e-9)
