@@ -61,6 +61,11 @@ def _categorical() -> tuple[Any, np.ndarray]:
     return p, p.sample(400, seed=0)
 
 
+def _draws_and_theta(n: int = 150, s: int = 20) -> tuple[np.ndarray, np.ndarray]:
+    flow, theta, x = _flow_and_pairs(n)
+    return flow.sample(x, s, seed=0), theta
+
+
 def _pit(n: int = 200) -> tuple[np.ndarray, np.ndarray]:
     rng = _rng()
     return rng.random((n, 2)), rng.normal(size=(n, 2))
@@ -94,6 +99,19 @@ CALLS: dict[str, Callable[[], Any]] = {
     "sbc": lambda: mc.sbc(*_flow_and_pairs(), n_posterior_samples=20, seed=0),
     "sbc_test": lambda: mc.sbc_test(_rng().integers(0, 21, size=(150, 2)), 20, seed=0),
     "tarp": lambda: mc.tarp(*_flow_and_pairs(), n_posterior_samples=20, seed=0),
+    "sbc_log_gamma": lambda: mc.sbc_log_gamma(
+        _rng().integers(0, 21, size=(150, 2)), 20, n_resamples=99, seed=0
+    ),
+    "parameter_recovery": lambda: mc.parameter_recovery(*_draws_and_theta()),
+    "posterior_contraction": lambda: mc.posterior_contraction(*_draws_and_theta()),
+    "calibration_error": lambda: mc.calibration_error(*_draws_and_theta()),
+    "hpd_coverage_test": lambda: mc.hpd_coverage_test(
+        _rng().normal(size=(150, 20)), _rng().normal(size=150), seed=0
+    ),
+    "hpd_coverage": lambda: mc.hpd_coverage(*_flow_and_pairs(), n_posterior_samples=20, seed=0),
+    "misspecification_test": lambda: mc.misspecification_test(
+        _normal(1, seed=3), _normal(200), seed=0
+    ),
     "global_coverage_test": lambda: mc.global_coverage_test(_pit()[0], n_resamples=100, seed=0),
     "pit_independence_test": lambda: mc.pit_independence_test(_pit()[0]),
     "local_coverage_test": lambda: mc.local_coverage_test(
@@ -338,6 +356,7 @@ def test_options_are_keyword_only() -> None:
     data_like = {
         ("sbc_test", "n_posterior_samples"),
         ("calibration_findings", "n_posterior_samples"),
+        ("sbc_log_gamma", "n_posterior_samples"),
         ("adjust_pvalues", "correction"),
     }
     positional = [
@@ -437,6 +456,10 @@ PART_SPECIFIC: dict[str, str] = {
     "prior_cov": "posterior: the Gaussian test model's prior",
     "rearrange": "posterior: monotone rearrangement of the amortised regressor",
     "references": "posterior: TARP's reference points",
+    "normalize": "posterior: what parameter_recovery divides the RMSE by",
+    "prior_variance": "posterior: the prior variances of posterior_contraction",
+    "aggregation": "posterior: how calibration_error summarises its levels",
+    "tolerance": "posterior: the z-scores' spread that PosteriorContractionResult.reading accepts",
     "scale": "posterior: the affine flow's scale",
     "scale_factor": "posterior: the over/under-dispersion of the exact test flow",
     "simultaneous": "posterior: the simultaneous band's construction",
@@ -489,7 +512,13 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
     "n_resamples": {
         "Monte Carlo p-value": (
             999,
-            ("closeness_test", "two_sample_closeness_test", "granularity"),
+            (
+                "closeness_test",
+                "two_sample_closeness_test",
+                "granularity",
+                "sbc_log_gamma",
+                "misspecification_test",
+            ),
         ),
         "simulated ECDF band": (1000, ("global_coverage_test",)),
         "refitted null models": (
@@ -554,6 +583,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
                 "C2STResult.summary",
                 "ClosenessTestResult.critical_value",
                 "ClosenessTestResult.decision",
+                "SBCLogGammaResult.relative_log_gamma",
                 "PosteriorComparisonResult.where",
                 "PosteriorRankingResult.decision",
                 "PosteriorReport.failures",
@@ -570,7 +600,14 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
     "levels": {
         "a credibility grid": (
             None,
-            ("fit_null_regressors", "global_coverage_test", "local_coverage_test"),
+            (
+                "fit_null_regressors",
+                "global_coverage_test",
+                "local_coverage_test",
+                "calibration_error",
+                "hpd_coverage_test",
+                "hpd_coverage",
+            ),
         ),
         "credible intervals to report": (
             (0.5, 0.75, 0.95),
@@ -597,9 +634,11 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
         "PIT dependence": ("spearman", ("pit_independence_test",)),
         "SBC's rank test": ("ks", ("sbc", "sbc_test")),
         "a paired mean": ("t", ("compare_posteriors", "rank_posteriors")),
+        "a misspecification statistic": ("knn", ("misspecification_test",)),
     },
     "n_neighbors": {
         "the kNN regressor": (150, ("NearestNeighborRegressor",)),
+        "the misspecification test's typicality score": (5, ("misspecification_test",)),
         "compare_posteriors' where-map": (None, ("compare_posteriors",)),
     },
     "train_fraction": {

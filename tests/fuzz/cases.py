@@ -41,6 +41,7 @@ from tests.fuzz.mutations import (
     COUNT,
     COUNTS,
     DEVICE,
+    DRAWS,
     FLAG,
     HIDDEN,
     JOBS,
@@ -422,10 +423,88 @@ def _relative() -> list[Entry]:
     ]
 
 
+def _draws() -> dict[str, Any]:
+    flow, theta, x = _flow_pairs().values()
+    return {"posterior_samples": flow.sample(x, 20, seed=1), "theta": theta}
+
+
+_DRAWS_ROLES = {"posterior_samples": DRAWS, "theta": SAMPLES}
+_DRAWS_SHAPES = {"widths": ("posterior_samples", "theta"), "rows": ("posterior_samples", "theta")}
+
+
+def _draw_metrics() -> list[Entry]:
+    """The scores and tests on posterior draws, ranks, log-densities and simulated data."""
+    log_q = np.random.default_rng(0).normal(size=(60, 21))
+    return [
+        Entry(
+            "parameter_recovery",
+            _draws,
+            {**_DRAWS_ROLES, "normalize": CHOICE},
+            **_DRAWS_SHAPES,
+        ),
+        Entry(
+            "posterior_contraction",
+            lambda: {**_draws(), "prior_variance": np.ones(2)},
+            {**_DRAWS_ROLES, "prior_variance": VECTOR},
+            **_DRAWS_SHAPES,
+        ),
+        Entry(
+            "calibration_error",
+            _draws,
+            {**_DRAWS_ROLES, "levels": LEVELS, "aggregation": CHOICE},
+            **_DRAWS_SHAPES,
+        ),
+        Entry(
+            "sbc_log_gamma",
+            lambda: {
+                "ranks": np.random.default_rng(0).integers(0, 21, size=(150, 2)),
+                "n_posterior_samples": 20,
+                "n_resamples": 99,
+                "seed": 0,
+            },
+            {
+                "ranks": [*SAMPLES, ("above_max", lambda v: _with(v, 99), True)],
+                "n_posterior_samples": SIZE,
+                "n_resamples": SIZE,
+                "seed": SEED,
+            },
+        ),
+        Entry(
+            "hpd_coverage_test",
+            lambda: {"log_q_draws": log_q[:, 1:], "log_q_true": log_q[:, 0], "seed": 0},
+            {"log_q_draws": SAMPLES, "log_q_true": VECTOR, "levels": LEVELS, "seed": SEED},
+            rows=("log_q_draws", "log_q_true"),
+        ),
+        Entry(
+            "hpd_coverage",
+            lambda: {**_flow_pairs(), "n_posterior_samples": 20, "seed": 0},
+            {**_FLOW_ROLES, "n_posterior_samples": SIZE, "levels": LEVELS, "seed": SEED},
+            widths=("theta",),
+            rows=("theta", "x"),
+        ),
+        Entry(
+            "misspecification_test",
+            lambda: {"x_obs": _normal(1, seed=3), "x_sim": _normal(200), "seed": 0},
+            {
+                "x_obs": POINTS,
+                "x_sim": SAMPLES,
+                "method": CHOICE,
+                "n_neighbors": COUNT,
+                "n_resamples": SIZE,
+                "seed": SEED,
+            },
+            widths=("x_obs", "x_sim"),
+            bounded=("n_neighbors",),
+            contexts={"n_resamples": {"method": "mmd"}},
+        ),
+    ]
+
+
 def _posterior() -> list[Entry]:
     """The posterior checks."""
     pit_roles = {"pit_values": PIT, "x": SAMPLES, "x_eval": POINTS}
     return [
+        *_draw_metrics(),
         Entry(
             "sbc",
             lambda: {**_flow_pairs(), "n_posterior_samples": 20, "seed": 0},

@@ -113,6 +113,17 @@ SAMPLES: list[Mutation] = [
 # evaluation points and candidates: one row is a legitimate input
 POINTS = SAMPLES
 
+# posterior draws, shape (N, S, m)
+DRAWS: list[Mutation] = [
+    *(m for m in COMMON_ARRAY if m[0] != "pandas"),  # a frame holds 2-D data only
+    ("empty", lambda v: np.asarray(v)[:0], True),
+    ("no_draws", lambda v: np.asarray(v)[:, :0], True),
+    ("one_draw", lambda v: np.asarray(v)[:, :1], False),
+    ("2d", lambda v: np.asarray(v)[..., 0], True),
+    ("4d", lambda v: np.asarray(v)[None], True),
+    ("ragged", _ragged, True),
+]
+
 PIT = [
     *SAMPLES,
     ("above_one", lambda v: _with(v, 1.5), True),

@@ -25,6 +25,7 @@ from modelcompare.posterior._global import (
     global_coverage_test,
     level_grid,
 )
+from modelcompare.posterior._hpd import HPDCoverageResult, hpd_coverage, hpd_coverage_test
 from modelcompare.posterior._independence import (
     IndependenceResult,
     LocalIndependenceResult,
@@ -41,6 +42,15 @@ from modelcompare.posterior._lct import (
     fit_null_regressors,
     local_coverage_test,
 )
+from modelcompare.posterior._metrics import (
+    CalibrationErrorResult,
+    ParameterRecoveryResult,
+    PosteriorContractionResult,
+    calibration_error,
+    parameter_recovery,
+    posterior_contraction,
+)
+from modelcompare.posterior._misspecification import MisspecificationResult, misspecification_test
 from modelcompare.posterior._pit import pit
 from modelcompare.posterior._plots import (
     plot_global_histograms,
@@ -49,6 +59,7 @@ from modelcompare.posterior._plots import (
     plot_local_statistics,
 )
 from modelcompare.posterior._sbc import SBCResult, sbc, sbc_ranks, sbc_test
+from modelcompare.posterior._sbc_ecdf import SBCLogGammaResult, sbc_log_gamma
 from modelcompare.posterior._tarp import TARPResult, tarp
 
 __all__ = [
@@ -56,33 +67,44 @@ __all__ = [
     "NEXT_STEPS",
     "AffineGaussianFlow",
     "AmortizedRegressor",
+    "CalibrationErrorResult",
     "CalibrationFindingsResult",
     "ConditionalFlow",
     "ConditionalGaussianModel",
     "FlowCheckResult",
     "GlobalCoverageResult",
+    "HPDCoverageResult",
     "IndependenceResult",
     "LC2STResult",
     "LocalCoverageResult",
     "LocalIndependenceResult",
+    "MisspecificationResult",
     "NearestNeighborRegressor",
     "NflowsFlow",
     "NullRegressors",
+    "ParameterRecoveryResult",
     "PerLevelRegressor",
+    "PosteriorContractionResult",
+    "SBCLogGammaResult",
     "SBCResult",
     "SbiFlow",
     "TARPResult",
     "ZukoFlow",
     "as_flow",
+    "calibration_error",
     "calibration_findings",
     "check_flow",
     "ecdf_band",
     "fit_null_regressors",
     "global_coverage_test",
+    "hpd_coverage",
+    "hpd_coverage_test",
     "lc2st_nf",
     "level_grid",
     "local_coverage_test",
     "local_independence_test",
+    "misspecification_test",
+    "parameter_recovery",
     "pit",
     "pit_independence_test",
     "plot_global_histograms",
@@ -92,7 +114,9 @@ __all__ = [
     "plot_pit_correlations",
     "plot_sbc",
     "plot_tarp",
+    "posterior_contraction",
     "sbc",
+    "sbc_log_gamma",
     "sbc_ranks",
     "sbc_test",
     "tarp",
