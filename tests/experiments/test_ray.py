@@ -99,7 +99,8 @@ def test_sweep_interrupted_on_ray_resumes_without_loss(on_ray, tmp_path, monkeyp
     assert len(first) == 3
     with on_ray():
         resumed = run_sweep(draw, configs, out=out, seed=None, n_jobs=2)
-    assert resumed.attrs["n_skipped"] == 3 and resumed.attrs["n_run"] == 4
+    assert resumed.attrs["n_skipped"] == 3
+    assert resumed.attrs["n_run"] == 4
     kept = resumed.set_index("v").loc[first["v"], "draw"].tolist()
     assert kept == first["draw"].tolist()  # no finished row lost or rerun
     fresh = run_many(draw, configs, seed=2)
