@@ -11,7 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from modelcompare._foundation.parallel import flatten_config, flatten_output
+from modelcompare._foundation.parallel import (
+    flatten_config,
+    flatten_output,
+    results_as_they_finish,
+)
 from modelcompare._foundation.seeds import SeedLike
 from modelcompare._foundation.task_seeds import base_seed, canonical_json, config_key, task_seed
 from modelcompare._foundation.threads import limit_threads as one_thread
@@ -161,7 +165,12 @@ def execute(
     on_record: Callable[[dict[str, Any]], None] | None = None,
     desc: str = "tasks",
 ) -> dict[str, dict[str, Any]]:
-    """Run the tasks through joblib (results as they finish); return records by key."""
+    """Run the tasks through joblib (results as they finish); return records by key.
+
+    ``on_record`` sees each record as soon as it is back from its worker (see
+    :func:`~modelcompare._foundation.parallel.results_as_they_finish` for backends that only
+    return whole lists).
+    """
     import joblib
     from tqdm.auto import tqdm
 
@@ -174,19 +183,21 @@ def execute(
     if not configs:
         return records
     parallel = joblib.effective_n_jobs(n_jobs) != 1
-    runner = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    jobs = (
-        joblib.delayed(run_task)(fn, config, key, base, parallel)
-        for config, key in zip(configs, keys, strict=True)
+    # as they finish where the backend allows it (Ray's only returns lists: rounds of n_jobs)
+    results = results_as_they_finish(
+        run_task,
+        ((fn, config, key, base, parallel) for config, key in zip(configs, keys, strict=True)),
+        n_jobs=n_jobs,
     )
     bar = tqdm(total=len(configs), desc=desc, disable=not progress, file=sys.stderr, leave=False)
     try:
-        for record in runner(jobs):
+        for record in results:
             records[record["key"]] = record
             if on_record is not None:
                 on_record(record)
             bar.update(1)
     finally:
+        results.close()  # an interrupted run stops its workers' pool now, not at collection
         bar.close()
     return records
 
