@@ -42,8 +42,7 @@ from modelcompare.posterior import (
     sbc_test,
     tarp,
 )
-from modelcompare.posterior._adapters import adapt_flow, is_estimator
-from modelcompare.posterior._lct import max_null_resamples
+from modelcompare.posterior import adapt_flow, is_estimator, max_null_resamples
 from modelcompare.twosample import c2st
 from modelcompare.workflows._report import ABOUT, CheckOutcome, PosteriorReport
 
