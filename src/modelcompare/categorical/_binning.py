@@ -29,7 +29,14 @@ from modelcompare._foundation.validation import check_int
 from modelcompare.categorical._space import check_rows, group_rows, hash_rows
 from modelcompare.categorical._stairs import CategoricalReference, check_reference
 
-__all__ = ["Binning", "adaptive_binning", "draw_cuts", "limit_message", "max_bins", "random_binning"]
+__all__ = [
+    "Binning",
+    "adaptive_binning",
+    "draw_cuts",
+    "limit_message",
+    "max_bins",
+    "random_binning",
+]
 
 
 @dataclass(frozen=True, eq=False)

@@ -9,20 +9,16 @@ Credibility levels are written γ (Linhart et al. write α); α is a significanc
 from __future__ import annotations
 
 import hashlib
-import warnings
 from typing import Any
 
 import numpy as np
 from joblib import Parallel, delayed
 
-from modelcompare._foundation.errors import DegenerateDataWarning, TooFewResamplesWarning
 from modelcompare._foundation.pvalues import (
     adjust_pvalues,
     check_correction,
     familywise_pvalue,
     monte_carlo_pvalue,
-    resamples_needed,
-    smallest_adjusted_pvalue,
 )
 from modelcompare._foundation.resources import (
     GENERATOR_BYTES,
@@ -36,7 +32,6 @@ from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
     check_choice,
     check_fraction,
-    check_int,
     check_n_jobs,
     check_same_rows,
     check_same_width,

@@ -11,6 +11,7 @@ import numpy as np
 from modelcompare._foundation.results import result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import as_numpy, check_samples
+from modelcompare.relative._chunks import check_pass_memory, chunk_rows
 from modelcompare.relative._core import PairedStats, criterion_and_grad, stats_from_sums
 from modelcompare.relative._driver import (
     DEFAULT_N_LOCATIONS,
@@ -29,7 +30,6 @@ from modelcompare.relative._optimize import (
     pooled_meddistance,
 )
 from modelcompare.relative._presets import OptimizerOptions
-from modelcompare.relative._chunks import check_pass_memory, chunk_rows
 from modelcompare.relative._ume import gauss_block
 
 __all__ = [

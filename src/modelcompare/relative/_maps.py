@@ -21,9 +21,9 @@ from modelcompare._foundation.validation import (
     check_positive,
     check_samples,
 )
+from modelcompare.relative._chunks import chunk_rows
 from modelcompare.relative._fssd import FSSDFeatures
 from modelcompare.relative._optimize import pooled_meddistance
-from modelcompare.relative._chunks import chunk_rows
 from modelcompare.relative._ume import UMEFeatures, gauss_block
 
 __all__ = [

@@ -7,12 +7,10 @@ from typing import Any, ClassVar, cast
 
 import numpy as np
 
-from modelcompare._foundation.resources import check_memory
 from modelcompare._foundation.results import result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import (
     check_bool,
-    check_int,
     check_same_width,
     check_samples,
 )

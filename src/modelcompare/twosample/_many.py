@@ -22,12 +22,12 @@ from modelcompare._foundation.validation import (
 from modelcompare.twosample._api import (
     C2STResult,
     check_c2st_options,
-    summarise_folds,
     check_flags,
     check_mlp_memory,
     check_mlp_options,
     import_mlp_torch,
     prepare_run,
+    summarise_folds,
 )
 
 __all__ = ["C2STManyResult", "c2st_many", "pair_key"]
