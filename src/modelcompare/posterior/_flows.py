@@ -52,11 +52,11 @@ class ConditionalFlow(Protocol):
 
 
 def check_pairs(theta: Any, x: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``theta`` and ``x`` as 2-d float arrays with the same number of rows (the (θ, x) pairs).
+    """``theta`` and ``x`` checked as 2-d float arrays with the same rows (the (θ, x) pairs).
 
     Examples
     --------
-    >>> theta, x = check_pairs([1.0, 2.0], [[0.0, 1.0], [2.0, 3.0]])
+    >>> theta, x = check_pairs([[1.0], [2.0]], [[0.0, 1.0], [2.0, 3.0]])
     >>> theta.shape, x.shape
     ((2, 1), (2, 2))
     """
