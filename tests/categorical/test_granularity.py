@@ -96,14 +96,14 @@ def test_k_below_s_raises(p6):
 
 def test_table_and_row_engines_agree():
     # the row engine (used when Ω cannot be enumerated) against the exact table engine
-    from modelcompare.categorical._binning import _draw_cuts, make_engine
+    from modelcompare.categorical._binning import draw_cuts, make_engine
 
     c = 5
     rule = stair_distribution(c, c, 2, 3.0, layout="sort")
     table = rule.as_table()
     assert table.stair_sizes == rule.stair_sizes == (60, 60)
     x = rule.sample(400, seed=2)
-    cuts = _draw_cuts(np.random.default_rng(0), 2, 4)
+    cuts = draw_cuts(np.random.default_rng(0), 2, 4)
     et = make_engine(table, x)
     er = make_engine(rule, x, force_rows=True, chunk_seed=3)
     np.testing.assert_allclose(et.gains, er.gains, atol=1e-12)

@@ -29,7 +29,14 @@ from modelcompare._foundation.validation import check_int
 from modelcompare.categorical._space import check_rows, group_rows, hash_rows
 from modelcompare.categorical._stairs import CategoricalReference, check_reference
 
-__all__ = ["Binning", "adaptive_binning", "random_binning"]
+__all__ = [
+    "Binning",
+    "adaptive_binning",
+    "draw_cuts",
+    "limit_message",
+    "max_bins",
+    "random_binning",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -469,7 +476,15 @@ def check_k(
     return k
 
 
-def _draw_cuts(rng: np.random.Generator, n_stairs: int, n: int) -> np.ndarray:
+def draw_cuts(rng: np.random.Generator, n_stairs: int, n: int) -> np.ndarray:
+    """``n`` extra cuts (none when ``n`` ≤ 0), each in one of the ``2 * n_stairs`` stair halves.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> draw_cuts(np.random.default_rng(0), 2, 3).shape
+    (3,)
+    """
     return rng.integers(0, 2 * n_stairs, size=max(n, 0))
 
 
@@ -557,7 +572,7 @@ def adaptive_binning(
     rows = p.check(samples)
     rng, _ = check_seed(seed)
     chunk_seed = int(rng.integers(2**62))
-    cuts = _draw_cuts(rng, p.n_stairs, k - (2 * p.n_stairs + 1))
+    cuts = draw_cuts(rng, p.n_stairs, k - (2 * p.n_stairs + 1))
     return make_engine(p, rows, chunk_seed=chunk_seed).binning(k, cuts)
 
 

@@ -15,7 +15,7 @@ from modelcompare._foundation.errors import ModelCompareWarning
 from modelcompare._foundation.results import ScoreResult, check_alpha, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, spawn
 from modelcompare._foundation.validation import check_bool, check_choice, check_fraction
-from modelcompare.categorical._binning import _draw_cuts, limit_message, make_engine, max_bins
+from modelcompare.categorical._binning import draw_cuts, limit_message, make_engine, max_bins
 from modelcompare.categorical._closeness import (
     MODES,
     P_VALUE_MODES,
@@ -356,7 +356,7 @@ def granularity(
         raise ValueError(msg)
     n_st = p.n_stairs if p is not None else 1
     chunk_seed = int(r_cuts.integers(2**62))
-    cuts = _draw_cuts(r_cuts, n_st, max(ks) - (2 * n_st + int(p is not None)))
+    cuts = draw_cuts(r_cuts, n_st, max(ks) - (2 * n_st + int(p is not None)))
     engine = make_engine(p, fit_rows, ref_rows=fit_ref, chunk_seed=chunk_seed)
     feats = engine.features(test_rows)
     ref_feats = engine.features(test_ref) if test_ref is not None else None

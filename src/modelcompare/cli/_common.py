@@ -80,13 +80,14 @@ def quiet_broken_pipe() -> None:
     sys.exit(EXIT_BROKEN_PIPE)
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
+    """``value`` with NaN and inf mapped to ``None`` (JSON ``null``), through dicts and lists."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
+        return {k: jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     return value
 
 
@@ -221,7 +222,7 @@ def emit(
         if level is not None:
             payload["alpha"] = level
             payload["reject"] = reject
-        click.echo(json.dumps(_jsonable(payload), sort_keys=True, allow_nan=False))
+        click.echo(json.dumps(jsonable(payload), sort_keys=True, allow_nan=False))
     else:
         if rows is None:
             data = result.to_dict(include_arrays=False)

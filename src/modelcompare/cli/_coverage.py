@@ -166,7 +166,7 @@ def _run(
     quiet: bool,
     started: float,
 ) -> None:
-    from modelcompare.workflows._validate import report_from_arrays
+    from modelcompare.workflows import report_from_arrays
 
     p = read_matrix(pit_values)
     xs = read_matrix(x)

@@ -203,8 +203,7 @@ def granularity_command(
        "epsilon": 0.1, "first_rejected_k": 5, "k_values": [4, 5, 6, 7, 8], ...,
        "test": "granularity", ..., "value": 4, ...}
     """
-    from modelcompare.categorical import granularity
-    from modelcompare.categorical._binning import limit_message, max_bins
+    from modelcompare.categorical import granularity, limit_message, max_bins
 
     alpha = 0.05 if alpha is None else alpha
     given = [r for r in (reference_spec, reference_table) if r is not None]

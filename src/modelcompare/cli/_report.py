@@ -163,7 +163,7 @@ def report_command(
       {"checks": [{"name": "global_coverage", "pvalue": 0.0007684005947437355, ...}],
        "comparison": null, "failures": ["global_coverage"], ..., "seed_used": 0, ..., "test": "report", ...}
     """
-    from modelcompare.workflows._validate import report_from_arrays, validate_posterior
+    from modelcompare.workflows import report_from_arrays, validate_posterior
 
     started = time.perf_counter()
     names = "all" if checks == "all" else [c.strip() for c in checks.split(",") if c.strip()]
@@ -220,7 +220,7 @@ def report_command(
     if not quiet:
         click.echo(f"seed used: {report.seed_used}", err=True)
     if as_json:
-        from modelcompare.cli._common import _jsonable
+        from modelcompare.cli._common import jsonable as _jsonable
 
         data = report.to_dict(include_arrays=False)
         data.update(

@@ -122,7 +122,7 @@ def sweep_command(
       {"n_failed": 0, "n_run": 0, "n_skipped": 4, "out": "results.csv", "rows": [...], ...}
     """
     from modelcompare import __version__
-    from modelcompare.experiments._config import load_config, run_config
+    from modelcompare.experiments import load_config, run_config
 
     cfg = load_config(config)
     if out is None and cfg.get("out") is None:
@@ -157,7 +157,7 @@ def sweep_command(
             click.echo(f"first error: {first}", err=True)
     if as_json:
         from modelcompare._foundation.results import to_builtin
-        from modelcompare.cli._common import _jsonable
+        from modelcompare.cli._common import jsonable as _jsonable
 
         payload = {
             "test": "sweep",

@@ -1,6 +1,13 @@
 """Posterior diagnostics for normalising-flow posteriors (Linhart et al. 2022; Zhao et al. 2021)."""
 
-from modelcompare.posterior._adapters import NflowsFlow, SbiFlow, ZukoFlow, as_flow
+from modelcompare.posterior._adapters import (
+    NflowsFlow,
+    SbiFlow,
+    ZukoFlow,
+    adapt_flow,
+    as_flow,
+    is_estimator,
+)
 from modelcompare.posterior._calibration_plots import (
     plot_pit_correlations,
     plot_sbc,
@@ -41,6 +48,7 @@ from modelcompare.posterior._lct import (
     PerLevelRegressor,
     fit_null_regressors,
     local_coverage_test,
+    max_null_resamples,
 )
 from modelcompare.posterior._metrics import (
     CalibrationErrorResult,
@@ -90,6 +98,7 @@ __all__ = [
     "SbiFlow",
     "TARPResult",
     "ZukoFlow",
+    "adapt_flow",
     "as_flow",
     "calibration_error",
     "calibration_findings",
@@ -99,10 +108,12 @@ __all__ = [
     "global_coverage_test",
     "hpd_coverage",
     "hpd_coverage_test",
+    "is_estimator",
     "lc2st_nf",
     "level_grid",
     "local_coverage_test",
     "local_independence_test",
+    "max_null_resamples",
     "misspecification_test",
     "parameter_recovery",
     "pit",

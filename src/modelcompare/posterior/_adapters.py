@@ -21,9 +21,9 @@ from scipy.special import log_ndtr, logsumexp, ndtri_exp
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.torch_support import import_torch
 from modelcompare._foundation.validation import check_int, check_samples
-from modelcompare.posterior._flows import _pair_iv
+from modelcompare.posterior._flows import check_pairs
 
-__all__ = ["NflowsFlow", "SbiFlow", "ZukoFlow", "adapt_flow", "as_flow"]
+__all__ = ["NflowsFlow", "SbiFlow", "ZukoFlow", "adapt_flow", "as_flow", "is_estimator"]
 
 _LOG_2PI = float(np.log(2 * np.pi))
 #: what third-party base distributions raise when they cannot be evaluated without a context
@@ -177,7 +177,7 @@ class _TorchFlow:
 
     def latent_and_logdet(self, theta: Any, x: Any) -> tuple[np.ndarray, np.ndarray]:
         """Return z and log|det ∂z/∂θ| for each row."""
-        theta, x = _pair_iv(theta, x)
+        theta, x = check_pairs(theta, x)
         self._check_width(theta)
         torch = self._torch()
         with torch.no_grad():
@@ -273,7 +273,7 @@ class ZukoFlow(_TorchFlow):
 
     def log_prob(self, theta: Any, x: Any) -> np.ndarray:
         """zuko's own log q(θ | x)."""
-        theta, x = _pair_iv(theta, x)
+        theta, x = check_pairs(theta, x)
         torch = self._torch()
         with torch.no_grad():
             return self._np(self._dist(self._like(x)).log_prob(self._like(theta)))
@@ -330,7 +330,7 @@ class NflowsFlow(_TorchFlow):
 
     def log_prob(self, theta: Any, x: Any) -> np.ndarray:
         """nflows' own log q(θ | x)."""
-        theta, x = _pair_iv(theta, x)
+        theta, x = check_pairs(theta, x)
         torch = self._torch()
         with torch.no_grad():
             return self._np(self.module.log_prob(self._like(theta), context=self._like(x)))
@@ -489,7 +489,7 @@ class SbiFlow(_TorchFlow):
         """Return z and log|det ∂z/∂θ| for each row (the Rosenblatt transform for an MDN)."""
         if self.kind != "mdn":
             return super().latent_and_logdet(theta, x)
-        theta, x = _pair_iv(theta, x)
+        theta, x = check_pairs(theta, x)
         self._check_width(theta)
         torch = self._torch()
         est = self.estimator
@@ -509,7 +509,7 @@ class SbiFlow(_TorchFlow):
 
     def log_prob(self, theta: Any, x: Any) -> np.ndarray:
         """The estimator's own log q(θ | x) (sbi signature ``log_prob(input, condition)``)."""
-        theta, x = _pair_iv(theta, x)
+        theta, x = check_pairs(theta, x)
         torch = self._torch()
         with torch.no_grad():
             lp = self.estimator.log_prob(self._like(theta).unsqueeze(0), condition=self._like(x))

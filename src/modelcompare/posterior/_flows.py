@@ -29,6 +29,7 @@ __all__ = [
     "ConditionalGaussianModel",
     "FlowCheckResult",
     "check_flow",
+    "check_pairs",
     "latents",
     "require_latent",
 ]
@@ -50,7 +51,15 @@ class ConditionalFlow(Protocol):
         ...
 
 
-def _pair_iv(theta: Any, x: Any) -> tuple[np.ndarray, np.ndarray]:
+def check_pairs(theta: Any, x: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``theta`` and ``x`` checked as 2-d float arrays with the same rows (the (θ, x) pairs).
+
+    Examples
+    --------
+    >>> theta, x = check_pairs([[1.0], [2.0]], [[0.0, 1.0], [2.0, 3.0]])
+    >>> theta.shape, x.shape
+    ((2, 1), (2, 2))
+    """
     theta = check_samples(theta, "theta", min_samples=1)
     x = check_samples(x, "x", min_samples=1)
     check_same_rows([("theta", theta), ("x", x)], what="a flow")
@@ -183,7 +192,7 @@ class AffineGaussianFlow:
 
     def to_latent(self, theta: Any, x: Any) -> np.ndarray:
         """z = L⁻¹(θ − K x − b(x)), shape ``(N, m)``."""
-        theta, x = _pair_iv(theta, x)
+        theta, x = check_pairs(theta, x)
         return self._solve(theta - self.mean(x))
 
     def latent_and_logdet(self, theta: Any, x: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -193,12 +202,12 @@ class AffineGaussianFlow:
 
     def forward(self, z: Any, x: Any) -> np.ndarray:
         """The sampling direction θ = K x + b(x) + L z."""
-        z, x = _pair_iv(z, x)
+        z, x = check_pairs(z, x)
         return self.mean(x) + z @ self.scale.T
 
     def log_prob(self, theta: Any, x: Any) -> np.ndarray:
         """log q(θ | x), computed from the Gaussian density with covariance L Lᵀ (not from z)."""
-        theta, x = _pair_iv(theta, x)
+        theta, x = check_pairs(theta, x)
         cov = self.scale @ self.scale.T
         chol = np.linalg.cholesky(cov)
         r = linalg.solve_triangular(chol, (theta - self.mean(x)).T, lower=True)
@@ -425,7 +434,7 @@ def check_flow(flow: Any, theta: Any, x: Any, *, atol: float = 1e-4) -> FlowChec
     >>> res.passed, bool(res.statistic < 1e-10)
     (True, True)
     """
-    theta, x = _pair_iv(theta, x)
+    theta, x = check_pairs(theta, x)
     atol = check_positive(atol, "atol")
     if not hasattr(flow, "log_prob"):
         msg = "`flow` has no `log_prob(theta, x)`; the self-check needs it."

@@ -40,13 +40,13 @@ from modelcompare._foundation.validation import (
     check_same_width,
     check_samples,
 )
-from modelcompare.posterior._lct import (
-    _check_n_resamples,
-    _standardisation,
-    _warn_resolution,
+from modelcompare.posterior._local_common import (
+    check_n_resamples,
+    standardisation,
+    warn_resolution,
 )
 from modelcompare.posterior._pit import check_pit_values
-from modelcompare.posterior._regressors import _KNNIndex, _set_seed
+from modelcompare.posterior._regressors import KNNIndex, with_seed
 
 __all__ = [
     "IndependenceResult",
@@ -230,11 +230,11 @@ class _KNNMean:
 
     def __init__(self, n_neighbors: int = 150) -> None:
         self.n_neighbors = n_neighbors
-        self._index: _KNNIndex | None = None
+        self._index: KNNIndex | None = None
 
     def fit(self, x: np.ndarray, y: np.ndarray, seed: int) -> Any:
         if self._index is None or self._index.x is not x:
-            self._index = _KNNIndex(x, min(self.n_neighbors, x.shape[0]))
+            self._index = KNNIndex(x, min(self.n_neighbors, x.shape[0]))
         index = self._index
         return lambda xe: y[index.query(xe)].mean(axis=1)
 
@@ -258,7 +258,7 @@ class _SklearnMean:
             l2_regularization=1.0,
             early_stopping=False,
         )
-        est = _set_seed(est, seed).fit(x, y)
+        est = with_seed(est, seed).fit(x, y)
         return est.predict
 
 
@@ -430,7 +430,7 @@ def local_independence_test(
     check_same_width([("x", x), ("x_eval", x_eval)], what="local_independence_test")
     pair_list = _pairs(p.shape[1], pairs)
     reg = _resolve_mean_regressor(regressor)
-    n_resamples = _check_n_resamples(n_resamples)
+    n_resamples = check_n_resamples(n_resamples)
     eval_correction = check_correction(eval_correction, "eval_correction")
     n_jobs = check_n_jobs(n_jobs)
     # the B null predictions at the E points (their list, its stack and their squares), and one
@@ -440,10 +440,10 @@ def local_independence_test(
         "the null regressions",
         "n_resamples",
     )
-    _warn_resolution(len(pair_list), x_eval.shape[0], n_resamples, "bonferroni")
+    warn_resolution(len(pair_list), x_eval.shape[0], n_resamples, "bonferroni")
     rng, seed_used = check_seed(seed)
     null_rng, obs_rng = rng.spawn(2)
-    mean, scale = _standardisation(x)
+    mean, scale = standardisation(x)
     xs, xe = (x - mean) / scale, (x_eval - mean) / scale
     z = gaussianise(p)
     # one limit around the loops: serial fits reuse it instead of rescanning the thread pools

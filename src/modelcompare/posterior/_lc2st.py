@@ -31,15 +31,15 @@ from modelcompare._foundation.validation import (
     check_same_width,
     check_samples,
 )
-from modelcompare.posterior._flows import _pair_iv, latents, require_latent
+from modelcompare.posterior._flows import check_pairs, latents, require_latent
 from modelcompare.posterior._lc2st_engine import (
     HIDDEN,
     MAX_EPOCHS,
     N_ITER_NO_CHANGE,
     lc2st_statistics,
 )
-from modelcompare.posterior._lct import _check_n_resamples, _standardisation
-from modelcompare.posterior._regressors import _set_seed
+from modelcompare.posterior._local_common import check_n_resamples, standardisation
+from modelcompare.posterior._regressors import with_seed
 
 __all__ = ["LC2STResult", "lc2st_nf"]
 
@@ -187,7 +187,7 @@ def _fit_stat(
 ) -> np.ndarray:
     feats = np.vstack([np.hstack([z0, xs]), np.hstack([z1, xs])])
     y = np.r_[np.zeros(len(z0)), np.ones(len(z1))]
-    est = _set_seed(clone(clf), seed).fit(feats, y)
+    est = with_seed(clone(clf), seed).fit(feats, y)
     out = np.empty(xe.shape[0])
     for e in range(xe.shape[0]):
         f = np.hstack([z_eval, np.repeat(xe[e : e + 1], len(z_eval), axis=0)])
@@ -288,11 +288,11 @@ def lc2st_nf(
     ((2,), (19, 2))
     """
     require_latent(flow)
-    theta, x = _pair_iv(theta, x)
+    theta, x = check_pairs(theta, x)
     x_eval = check_samples(x_eval, "x_eval", min_samples=1)
     check_same_width([("x", x), ("x_eval", x_eval)], what="lc2st_nf")
     n_eval = check_int(n_eval, "n_eval", low=1)
-    n_resamples = _check_n_resamples(n_resamples)
+    n_resamples = check_n_resamples(n_resamples)
     clf = _classifier(classifier)
     eval_correction = check_correction(eval_correction, "eval_correction")
     n_jobs = check_n_jobs(n_jobs)
@@ -302,7 +302,7 @@ def lc2st_nf(
     rng, seed_used = check_seed(seed)
     null_rng, obs_rng, eval_rng = rng.spawn(3)
     z = latents(flow, theta, x)
-    mean, scale = _standardisation(x)
+    mean, scale = standardisation(x)
     with np.errstate(over="ignore"):
         xs, xe = (x - mean) / scale, (x_eval - mean) / scale
     _check_features(z, xs, xe)

@@ -9,20 +9,16 @@ Credibility levels are written γ (Linhart et al. write α); α is a significanc
 from __future__ import annotations
 
 import hashlib
-import warnings
 from typing import Any
 
 import numpy as np
 from joblib import Parallel, delayed
 
-from modelcompare._foundation.errors import DegenerateDataWarning, TooFewResamplesWarning
 from modelcompare._foundation.pvalues import (
     adjust_pvalues,
     check_correction,
     familywise_pvalue,
     monte_carlo_pvalue,
-    resamples_needed,
-    smallest_adjusted_pvalue,
 )
 from modelcompare._foundation.resources import (
     GENERATOR_BYTES,
@@ -36,13 +32,17 @@ from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
     check_choice,
     check_fraction,
-    check_int,
     check_n_jobs,
     check_same_rows,
     check_same_width,
     check_samples,
 )
 from modelcompare.posterior._global import level_grid
+from modelcompare.posterior._local_common import (
+    check_n_resamples,
+    standardisation,
+    warn_resolution,
+)
 from modelcompare.posterior._pit import check_pit_values
 from modelcompare.posterior._regressors import (
     AmortizedRegressor,
@@ -133,27 +133,6 @@ class NullRegressors(Result):
             return np.stack([mdl.predict(xs) for mdl in self._models])
 
 
-def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    with np.errstate(over="ignore", invalid="ignore"):
-        mean = x.mean(axis=0)
-        scale = x.std(axis=0)
-    if not (np.isfinite(mean).all() and np.isfinite(scale).all()):
-        # values near the float64 limit: their sum or squares overflow, so take the moments of
-        # x / max|x| and scale them back
-        big = np.max(np.abs(x), axis=0)
-        unit = np.where(big > 0, big, 1.0)
-        mean = (x / unit).mean(axis=0) * unit
-        scale = (x / unit).std(axis=0) * unit
-    if np.any(scale == 0):
-        warnings.warn(
-            "Some columns of `x` are constant; they carry no information for the local tests.",
-            DegenerateDataWarning,
-            stacklevel=4,
-        )
-        scale = np.where(scale == 0, 1.0, scale)
-    return mean, scale
-
-
 def _null_fit(
     reg: Any, xs: np.ndarray, levels: np.ndarray, child: np.random.Generator, n_jobs: int | None
 ) -> Any:
@@ -183,7 +162,7 @@ def _fit_null(
         "the null regressions",
         "levels` or `n_resamples",
     )
-    mean, scale = _standardisation(x)
+    mean, scale = standardisation(x)
     xs = (x - mean) / scale
     children = rng.spawn(n_resamples)
     # one limit around the loop: serial fits reuse it instead of rescanning the thread pools
@@ -237,34 +216,6 @@ def _regressor_name(reg: Any) -> str:
     return str(getattr(reg, "name", type(reg).__name__))
 
 
-def _check_n_resamples(n_resamples: int) -> int:
-    n_resamples = check_int(n_resamples, "n_resamples", low=1)
-    if n_resamples < 19:
-        warnings.warn(
-            f"`n_resamples`={n_resamples}: the smallest attainable p-value is "
-            f"1/{n_resamples + 1} > 0.05.",
-            TooFewResamplesWarning,
-            stacklevel=3,
-        )
-    return n_resamples
-
-
-def _warn_resolution(m: int, e: int, n_resamples: int, combine: str) -> None:
-    # Bonferroni over the m tests of a point multiplies the smallest p-value by m, the harmonic
-    # mean of m equal values does not; Holm across the e points multiplies it by e.
-    factors = (m if combine == "bonferroni" else 1, e)
-    smallest = smallest_adjusted_pvalue(n_resamples, factors)
-    if smallest > 0.05:
-        warnings.warn(
-            f"With {m} {combine}-combined test(s) per point, {e} corrected evaluation point(s) "
-            f"and n_resamples={n_resamples}, the smallest attainable overall p-value is "
-            f"{smallest:.3g} > 0.05; use n_resamples >= {resamples_needed(factors)} to be able "
-            "to reject at 0.05.",
-            TooFewResamplesWarning,
-            stacklevel=3,
-        )
-
-
 def fit_null_regressors(
     x: Any,
     *,
@@ -315,7 +266,7 @@ def fit_null_regressors(
     x = check_samples(x, "x")
     grid = level_grid(levels)
     reg = resolve_regressor(regressor)
-    n_resamples = _check_n_resamples(n_resamples)
+    n_resamples = check_n_resamples(n_resamples)
     n_jobs = check_n_jobs(n_jobs)
     rng, seed_used = check_seed(seed)
     null_rng, _ = rng.spawn(2)
@@ -548,7 +499,7 @@ def local_coverage_test(
             x,
             grid,
             resolve_regressor(regressor),
-            _check_n_resamples(n_resamples),
+            check_n_resamples(n_resamples),
             null_rng,
             seed_used,
             n_jobs,
@@ -562,7 +513,7 @@ def local_coverage_test(
             raise ValueError(msg)
     grid, reg = null.levels, null._estimator
     m = p.shape[1]
-    _warn_resolution(m, x_eval.shape[0], null.n_resamples, combine)
+    warn_resolution(m, x_eval.shape[0], null.n_resamples, combine)
     _check_null_memory(null.n_resamples + m, x_eval.shape[0], grid.size)
     xs = null.standardise(x)
     xe = null.standardise(x_eval)

@@ -18,9 +18,11 @@ from modelcompare._foundation.validation import check_bool, check_choice, check_
 
 __all__ = [
     "AmortizedRegressor",
+    "KNNIndex",
     "NearestNeighborRegressor",
     "PerLevelRegressor",
     "resolve_regressor",
+    "with_seed",
 ]
 
 
@@ -47,7 +49,15 @@ def _check_classifier(estimator: Any, name: str = "estimator") -> Any:
     raise TypeError(msg)
 
 
-def _set_seed(estimator: Any, seed: int) -> Any:
+def with_seed(estimator: Any, seed: int) -> Any:
+    """An unfitted clone of a scikit-learn ``estimator`` with ``random_state=seed`` where it has one.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> with_seed(LogisticRegression(), 3).random_state
+    3
+    """
     est = clone(estimator)
     if "random_state" in est.get_params():
         est.set_params(random_state=seed)
@@ -125,7 +135,7 @@ class AmortizedRegressor:
             return _Constant(float(y[0]), levels.size)
         feats = np.column_stack([np.repeat(x, k, axis=0), a.reshape(-1)])
         est = self._default(d) if self.estimator is None else self.estimator
-        est = _set_seed(est, int(rng.integers(2**32)))
+        est = with_seed(est, int(rng.integers(2**32)))
         with thread_limits():
             est.fit(feats, y)
         return _FittedAmortized(est, levels, self.rearrange)
@@ -190,7 +200,7 @@ class PerLevelRegressor:
             if y.all() or not y.any():
                 models.append(float(y[0]))
                 continue
-            est = _set_seed(base, rs)
+            est = with_seed(base, rs)
             with thread_limits():
                 est.fit(x, y)
             models.append(est)
@@ -250,7 +260,7 @@ class NearestNeighborRegressor:
         """
         index = self.__dict__.get("_index")
         if index is None or index.x is not x:
-            index = _KNNIndex(x, min(self.n_neighbors, x.shape[0]))
+            index = KNNIndex(x, min(self.n_neighbors, x.shape[0]))
             self._index = index
         return _FittedKNN(index, u, levels)
 
@@ -258,7 +268,13 @@ class NearestNeighborRegressor:
         return {**self.__dict__, "_index": None}
 
 
-class _KNNIndex:
+class KNNIndex:
+    """The ``k`` nearest neighbours of evaluation points among ``x``; repeats the last query free.
+
+    The nearest-neighbour regressors of the local tests query the same evaluation points once per
+    level and per null resample, so the last answer is kept.
+    """
+
     def __init__(self, x: np.ndarray, k: int) -> None:
         from sklearn.neighbors import NearestNeighbors
 
@@ -276,7 +292,7 @@ class _KNNIndex:
 
 
 class _FittedKNN:
-    def __init__(self, index: _KNNIndex, u: np.ndarray, levels: np.ndarray) -> None:
+    def __init__(self, index: KNNIndex, u: np.ndarray, levels: np.ndarray) -> None:
         self.index, self.u, self.levels = index, u, levels
 
     def predict(self, x_eval: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ from modelcompare._foundation.resources import check_memory, estimate_array_byte
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import check_choice, check_int, check_samples
-from modelcompare.posterior._flows import _pair_iv
+from modelcompare.posterior._flows import check_pairs
 
 __all__ = ["SBCResult", "draw_posterior", "sbc", "sbc_ranks", "sbc_test"]
 
@@ -80,7 +80,7 @@ def sbc_ranks(
     >>> ranks.shape, int(ranks.min()) >= 0, int(ranks.max()) <= 20
     ((100, 2), True, True)
     """
-    theta, x = _pair_iv(theta, x)
+    theta, x = check_pairs(theta, x)
     n_posterior_samples = check_int(n_posterior_samples, "n_posterior_samples", low=1)
     draws = draw_posterior(flow, x, n_posterior_samples, seed, theta.shape[1])
     return np.sum(draws < theta[:, None, :], axis=1)

@@ -15,7 +15,7 @@ from modelcompare._foundation.resources import check_memory, estimate_array_byte
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import check_bool, check_choice, check_int, check_samples
-from modelcompare.posterior._flows import _pair_iv
+from modelcompare.posterior._flows import check_pairs
 from modelcompare.posterior._sbc import draw_posterior
 
 __all__ = ["TARPResult", "tarp"]
@@ -221,7 +221,7 @@ def tarp(
     >>> sbi_style.levels.size, float(sbi_style.ecp[0]), float(sbi_style.ecp[-1])
     (21, 0.0, 1.0)
     """
-    theta, x = _pair_iv(theta, x)
+    theta, x = check_pairs(theta, x)
     s = check_int(n_posterior_samples, "n_posterior_samples", low=1)
     convention = check_choice(convention, "convention", _CONVENTIONS)
     if n_levels is None:

@@ -11,6 +11,7 @@ import numpy as np
 from modelcompare._foundation.results import result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import as_numpy, check_samples
+from modelcompare.relative._chunks import check_pass_memory, chunk_rows
 from modelcompare.relative._core import PairedStats, criterion_and_grad, stats_from_sums
 from modelcompare.relative._driver import (
     DEFAULT_N_LOCATIONS,
@@ -29,7 +30,7 @@ from modelcompare.relative._optimize import (
     pooled_meddistance,
 )
 from modelcompare.relative._presets import OptimizerOptions
-from modelcompare.relative._ume import _chunk_rows, check_pass_memory, gauss_block
+from modelcompare.relative._ume import gauss_block
 
 __all__ = [
     "FSSDFeatures",
@@ -100,7 +101,7 @@ def fssd_stats(
     j = locations.shape[0]
     scale = 1.0 / math.sqrt(d * j)
     vn = np.einsum("ij,ij->i", locations, locations)
-    rows = _chunk_rows(d, chunk_size)
+    rows = chunk_rows(d, chunk_size)
     check_pass_memory(
         n, d, j, rows, per_row=6 * j + 4 * d, fixed=6 * j * d, argument=locations_from
     )

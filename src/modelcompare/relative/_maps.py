@@ -21,9 +21,10 @@ from modelcompare._foundation.validation import (
     check_positive,
     check_samples,
 )
+from modelcompare.relative._chunks import chunk_rows
 from modelcompare.relative._fssd import FSSDFeatures
 from modelcompare.relative._optimize import pooled_meddistance
-from modelcompare.relative._ume import UMEFeatures, _chunk_rows, gauss_block
+from modelcompare.relative._ume import UMEFeatures, gauss_block
 
 __all__ = [
     "LocationSelection",
@@ -208,7 +209,7 @@ def power_criterion_map(
     n, c = x.shape[0], cand.shape[0]
     sigma2 = bw * bw
     acc = np.zeros((5, c))  # sP, sQ, ΣP², ΣQ², ΣPQ per candidate
-    rows = max(1, _chunk_rows(x.shape[1], None) * 8 // max(8, c))
+    rows = max(1, chunk_rows(x.shape[1], None) * 8 // max(8, c))
     for fp, fq in _column_features(x, y, z, cand, sigma2, rows):
         acc[0] += fp.sum(axis=0)
         acc[1] += fq.sum(axis=0)
@@ -398,7 +399,7 @@ def select_locations(
     # the n × C features of P and Q (chunks, then stacked) and their centred combination
     check_memory(8 * 5 * n * c, f"the features of {c} candidates on {n} rows", "candidates")
     sigma2 = bw * bw
-    rows = max(1, _chunk_rows(x.shape[1], None) * 8 // max(8, c))
+    rows = max(1, chunk_rows(x.shape[1], None) * 8 // max(8, c))
     fps, fqs = zip(*_column_features(x, y, z, cand, sigma2, rows))
     fp, fq = np.vstack(fps), np.vstack(fqs)
     sp, sq = fp.sum(axis=0), fq.sum(axis=0)

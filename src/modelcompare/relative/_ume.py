@@ -7,15 +7,14 @@ from typing import Any, ClassVar, cast
 
 import numpy as np
 
-from modelcompare._foundation.resources import check_memory
 from modelcompare._foundation.results import result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import (
     check_bool,
-    check_int,
     check_same_width,
     check_samples,
 )
+from modelcompare.relative._chunks import check_pass_memory, chunk_rows
 from modelcompare.relative._core import PairedStats, criterion_and_grad, stats_from_sums
 from modelcompare.relative._driver import (
     DEFAULT_N_LOCATIONS,
@@ -37,30 +36,6 @@ from modelcompare.relative._optimize import (
 from modelcompare.relative._presets import OptimizerOptions
 
 __all__ = ["RelUMEResult", "UMEFeatures", "optimize_ume", "rel_ume", "ume_stats"]
-
-#: Bytes of one data chunk (rows × d × 8) processed at a time by :func:`ume_stats`.
-_CHUNK_BYTES = 1 << 21
-
-
-def _chunk_rows(d: int, chunk_size: int | None) -> int:
-    if chunk_size is not None:
-        return check_int(chunk_size, "chunk_size", low=1)
-    return max(256, _CHUNK_BYTES // (8 * d))
-
-
-def check_pass_memory(
-    n: int, d: int, j: int, rows: int, per_row: int, fixed: int, *, argument: str = "locations"
-) -> None:
-    """Refuse a chunked pass whose blocks would pass the memory limit.
-
-    A chunk of ``min(rows, n)`` rows holds ``per_row`` float64 values per row (kernel blocks of J
-    columns, features, data slices); ``fixed`` float64 values (J × J or J × d sums) live throughout.
-    ``argument`` is the option the J locations come from, named when they are too many.
-    """
-    r = min(rows, n)
-    check_memory(8 * fixed, f"the sums over {j} test locations", argument)
-    check_memory(8 * r * per_row, f"one chunk of {r} rows × {j} test locations", "chunk_size")
-
 
 #: Above this, ‖a‖²/σ² may overflow in the fast form of :func:`gauss_block`.
 _SAFE_SCALE = 1e300
@@ -108,7 +83,7 @@ def ume_stats(
     n, d = x.shape
     j = locations.shape[0]
     vn = np.einsum("ij,ij->i", locations, locations)
-    rows = _chunk_rows(d, chunk_size)
+    rows = chunk_rows(d, chunk_size)
     check_pass_memory(
         n, d, j, rows, per_row=6 * j + 2 * d, fixed=8 * j * j, argument=locations_from
     )

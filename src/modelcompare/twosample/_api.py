@@ -35,6 +35,7 @@ from modelcompare.twosample._inference import conditional_pvalue, corrected_inte
 __all__ = [
     "C2STResult",
     "c2st",
+    "check_c2st_options",
     "check_flags",
     "check_mlp_memory",
     "import_mlp_torch",
@@ -42,6 +43,7 @@ __all__ = [
     "prepare_c2st_data",
     "prepare_run",
     "recipe_seed",
+    "summarise_folds",
 ]
 
 CLASSIFIERS = ("mlp", "logistic")
@@ -291,9 +293,16 @@ def _reading(
     return text
 
 
-def _c2st_iv(
+def check_c2st_options(
     n_folds: Any, classifier: Any, noise_scale: Any, hidden: Any, max_epochs: Any
 ) -> tuple[int, str, float | None, tuple[int, ...] | None, int]:
+    """The options shared by ``c2st`` and ``c2st_many``, checked, each error naming its argument.
+
+    Examples
+    --------
+    >>> check_c2st_options(5, "logistic", None, 8, 100)
+    (5, 'logistic', None, (8,), 100)
+    """
     n_folds = check_int(n_folds, "n_folds", low=2)
     classifier = check_choice(classifier, "classifier", CLASSIFIERS)
     if noise_scale is not None:
@@ -489,7 +498,7 @@ def c2st(
     >>> c2st(reference, shifted, classifier="logistic", seed=1).decision(alpha=0.05)
     True
     """
-    n_folds, classifier, noise_scale, hidden, max_epochs = _c2st_iv(
+    n_folds, classifier, noise_scale, hidden, max_epochs = check_c2st_options(
         n_folds, classifier, noise_scale, hidden, max_epochs
     )
     check_mlp_options(classifier, hidden, device)
@@ -530,7 +539,7 @@ def c2st(
                 ConvergenceWarning,
                 stacklevel=2,
             )
-    return _summarise(
+    return summarise_folds(
         scores=scores,
         labels=labels,
         folds=folds,
@@ -545,7 +554,7 @@ def c2st(
     )
 
 
-def _summarise(
+def summarise_folds(
     *,
     scores: list[np.ndarray],
     labels: np.ndarray,

@@ -21,13 +21,13 @@ from modelcompare._foundation.validation import (
 )
 from modelcompare.twosample._api import (
     C2STResult,
-    _c2st_iv,
-    _summarise,
+    check_c2st_options,
     check_flags,
     check_mlp_memory,
     check_mlp_options,
     import_mlp_torch,
     prepare_run,
+    summarise_folds,
 )
 
 __all__ = ["C2STManyResult", "c2st_many", "pair_key"]
@@ -279,7 +279,7 @@ def c2st_many(
     from modelcompare._foundation.parallel import flatten_output
     from modelcompare._foundation.task_seeds import base_seed, task_seed
 
-    n_folds, classifier, noise_scale, hidden, max_epochs = _c2st_iv(
+    n_folds, classifier, noise_scale, hidden, max_epochs = check_c2st_options(
         n_folds, classifier, noise_scale, hidden, max_epochs
     )
     check_mlp_options(classifier, hidden, device)
@@ -385,7 +385,7 @@ def c2st_many(
     results = []
     for i, (_data, lab, folds, m, child, _recipe) in enumerate(prepared):
         results.append(
-            _summarise(
+            summarise_folds(
                 scores=scores[i],
                 labels=lab,
                 folds=folds,

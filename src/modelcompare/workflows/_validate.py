@@ -31,19 +31,20 @@ from modelcompare._foundation.validation import (
     check_samples,
 )
 from modelcompare.posterior import (
+    adapt_flow,
     global_coverage_test,
+    is_estimator,
     lc2st_nf,
     level_grid,
     local_coverage_test,
     local_independence_test,
+    max_null_resamples,
     pit,
     pit_independence_test,
     sbc,
     sbc_test,
     tarp,
 )
-from modelcompare.posterior._adapters import adapt_flow, is_estimator
-from modelcompare.posterior._lct import max_null_resamples
 from modelcompare.twosample import c2st
 from modelcompare.workflows._report import ABOUT, CheckOutcome, PosteriorReport
 
