@@ -5,7 +5,13 @@ granularity k and test closeness to a known reference at each level; a model's s
 granularity at which it still matches.
 """
 
-from modelcompare.categorical._binning import Binning, adaptive_binning, random_binning
+from modelcompare.categorical._binning import (
+    Binning,
+    adaptive_binning,
+    limit_message,
+    max_bins,
+    random_binning,
+)
 from modelcompare.categorical._closeness import (
     ClosenessTestResult,
     ClosenessThresholdResult,
@@ -35,6 +41,8 @@ __all__ = [
     "granularity",
     "l2_statistic",
     "l2_statistic_variance",
+    "limit_message",
+    "max_bins",
     "perturb",
     "plot_granularity",
     "random_binning",

@@ -27,9 +27,9 @@ from typing import Any, NoReturn
 import click
 
 from modelcompare._foundation.io import DataError, read_matrix
-from modelcompare.cli._common import EXIT_REJECT, common_options, emit, handle_errors
-
-EXIT_USAGE = 2
+from modelcompare.cli import _options as options
+from modelcompare.cli._common import emit, handle_errors
+from modelcompare.cli._exit import EXIT_REJECT, EXIT_USAGE
 
 _SPEC_KEYS = {
     "c": int,
@@ -170,8 +170,8 @@ def _table_reference(path: str, length: int) -> Any:
     default=None,
     help="Last granularity k, the most bins (default 2s; at most |Ω⁺| + 1, or the pooled rows without a reference).",
 )
-@click.option("--n-resamples", type=click.IntRange(min=1), default=999, show_default=True)
-@common_options
+@options.n_resamples(default=999)
+@options.test_options
 @handle_errors
 def granularity_command(
     samples: str,
@@ -203,8 +203,7 @@ def granularity_command(
        "epsilon": 0.1, "first_rejected_k": 5, "k_values": [4, 5, 6, 7, 8], ...,
        "test": "granularity", ..., "value": 4, ...}
     """
-    from modelcompare.categorical import granularity
-    from modelcompare.categorical._binning import limit_message, max_bins
+    from modelcompare.categorical import granularity, limit_message, max_bins
 
     alpha = 0.05 if alpha is None else alpha
     given = [r for r in (reference_spec, reference_table) if r is not None]

@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from modelcompare.cli._common import handle_errors
+from modelcompare.cli import _options as options
+from modelcompare.cli._common import handle_errors, jsonable
 
 
 def _scheduler(address: str | None) -> Any:
@@ -37,13 +38,6 @@ def _scheduler(address: str | None) -> Any:
     return stack
 
 
-def _check_n_jobs(_ctx: click.Context, _param: click.Parameter, value: int | None) -> int | None:
-    if value == 0:
-        msg = "0 workers; use a positive number, or -1 for all cores."
-        raise click.BadParameter(msg)
-    return value
-
-
 @click.command("sweep")
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option(
@@ -59,22 +53,16 @@ def _check_n_jobs(_ctx: click.Context, _param: click.Parameter, value: int | Non
     metavar="ADDRESS",
     help="Dask scheduler address (tcp://host:8786), or `local` for a local cluster.",
 )
-@click.option(
-    "--n-jobs",
-    type=int,
-    default=None,
-    callback=_check_n_jobs,
-    help="joblib workers, a non-zero int; -1: all cores (default: the config's).",
-)
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Base seed.")
+@options.n_jobs(help="joblib workers, a non-zero int; -1: all cores (default: the config's).")
+@options.seed(help="Base seed.")
 @click.option(
     "--retry-failed/--keep-failed",
     default=True,
     show_default=True,
     help="Rerun tasks that failed in an earlier run, or keep their recorded error.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-@click.option("--quiet", "-q", is_flag=True, help="Silence progress and hints on stderr.")
+@options.as_json()
+@options.quiet()
 @handle_errors
 def sweep_command(
     config: str,
@@ -122,7 +110,7 @@ def sweep_command(
       {"n_failed": 0, "n_run": 0, "n_skipped": 4, "out": "results.csv", "rows": [...], ...}
     """
     from modelcompare import __version__
-    from modelcompare.experiments._config import load_config, run_config
+    from modelcompare.experiments import load_config, run_config
 
     cfg = load_config(config)
     if out is None and cfg.get("out") is None:
@@ -157,7 +145,6 @@ def sweep_command(
             click.echo(f"first error: {first}", err=True)
     if as_json:
         from modelcompare._foundation.results import to_builtin
-        from modelcompare.cli._common import _jsonable
 
         payload = {
             "test": "sweep",
@@ -169,7 +156,7 @@ def sweep_command(
             "rows": to_builtin(table.astype(object).where(table.notna(), None)),
             "version": __version__,
         }
-        click.echo(json.dumps(_jsonable(payload), sort_keys=True, allow_nan=False))
+        click.echo(json.dumps(jsonable(payload), sort_keys=True, allow_nan=False))
         return
     shown = [*table.attrs["config_columns"]]
     shown += [c for c in ("statistic", "pvalue", "error") if c in table.columns]

@@ -11,7 +11,11 @@ from modelcompare.workflows._rank_posteriors import (
     rank_posteriors,
 )
 from modelcompare.workflows._report import CheckOutcome, PosteriorReport
-from modelcompare.workflows._validate import ReferenceC2STResult, validate_posterior
+from modelcompare.workflows._validate import (
+    ReferenceC2STResult,
+    report_from_arrays,
+    validate_posterior,
+)
 
 __all__ = [
     "CheckOutcome",
@@ -22,5 +26,6 @@ __all__ = [
     "compare_posteriors",
     "plot_posterior_ranking",
     "rank_posteriors",
+    "report_from_arrays",
     "validate_posterior",
 ]
