@@ -31,7 +31,7 @@ EXIT_CODES: dict[int, str] = {
     EXIT_USAGE: "usage error: a bad option or command, or a request over a resource limit",
     EXIT_DATA: "unreadable or invalid input (a file, its contents, a config)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
-    EXIT_BROKEN_PIPE: "the reader of stdout went away (`... | head -1`), silently",
+    EXIT_BROKEN_PIPE: "the reader of stdout went away (a pipe into head -1), silently",
 }
 
 # `\b` keeps click (and sphinx-click) from rewrapping the lines of the list.

@@ -27,6 +27,7 @@ from modelcompare._foundation.pvalues import CORRECTIONS
 
 __all__ = [
     "CORRECTION_CHOICES",
+    "KEEPS_LIBRARY_NAMES",
     "LIBRARY_NAMES",
     "FiniteFloat",
     "alpha",
@@ -355,8 +356,10 @@ LIBRARY_NAMES: dict[str, dict[str, str]] = {
         "flow": "--flow-pickle",
     },
     "compare-posteriors": {"first": "FIRST", "second": "SECOND"},
-    "sweep": {"config": "CONFIG"},
 }
+
+#: Subcommands whose messages keep the library's names: a sweep config is written in them.
+KEEPS_LIBRARY_NAMES = frozenset({"sweep"})
 
 
 def _spelling(param: click.Parameter) -> str:
@@ -405,7 +408,7 @@ def cli_message(text: str, command: click.Command | None) -> str:
     argument; a bare name with an underscore (``n_resamples >= 359``) too, as a whole word, outside
     backticks. Names the command does not take are left as they are.
     """
-    if command is None:
+    if command is None or command.name in KEEPS_LIBRARY_NAMES:
         return text
     names = cli_names(command)
 
