@@ -28,7 +28,7 @@ import click
 
 from modelcompare._foundation.io import DataError, read_matrix
 from modelcompare.cli import _options as options
-from modelcompare.cli._common import emit, handle_errors
+from modelcompare.cli._common import emit, handle_errors, say
 from modelcompare.cli._exit import EXIT_REJECT, EXIT_USAGE
 
 _SPEC_KEYS = {
@@ -84,7 +84,7 @@ def parse_reference_spec(spec: str) -> dict[str, Any]:
 
 def _usage_error(message: str) -> NoReturn:
     """One line ``Error: ...`` on stderr and exit code 2 (a usage problem, not a data problem)."""
-    click.echo(f"Error: {message}", err=True)
+    say(message)
     sys.exit(EXIT_USAGE)
 
 

@@ -407,6 +407,13 @@ def cli_message(text: str, command: click.Command | None) -> str:
     Backticked names (```x```, ```subsample=True```) are replaced where the command has that
     argument; a bare name with an underscore (``n_resamples >= 359``) too, as a whole word, outside
     backticks. Names the command does not take are left as they are.
+
+    Examples
+    --------
+    >>> from modelcompare.cli import app
+    >>> relative = app.get_command(click.Context(app), "relative")
+    >>> cli_message("`x`, `y` and `z` differ in size. Pass `subsample=True`.", relative)
+    '`P_SAMPLES`, `Q_SAMPLES` and `REF_SAMPLES` differ in size. Pass `--subsample`.'
     """
     if command is None or command.name in KEEPS_LIBRARY_NAMES:
         return text

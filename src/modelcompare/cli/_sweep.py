@@ -79,9 +79,9 @@ def sweep_command(
     Each finished task is saved at once (under OUT.parts/); rerunning the same command skips what
     is done, so an interrupted sweep loses nothing that finished. A failing task is recorded with
     its error. Every data file is read once before the first task. One sweep at a time writes an
-    OUT (it holds OUT.lock); a second one on the same OUT is refused. Exit codes: 0 the sweep ran
-    (failed tasks are in the table and counted on stderr); 2 usage error; 3 invalid config,
-    unreadable file, OUT in use by another sweep or unreachable scheduler.
+    OUT (it holds OUT.lock); a second one on the same OUT is refused. Failed tasks are in the
+    table and counted on stderr, and the sweep still exits 0; an invalid config, an unreadable
+    file, an OUT in use by another sweep or an unreachable scheduler exit 3 (invalid input).
 
     \b
     Example config (examples/data/sweep.yaml, shortened; data paths are relative to the file):
