@@ -16,7 +16,13 @@ from click.testing import CliRunner
 
 from modelcompare._foundation.pvalues import CORRECTIONS
 from modelcompare.cli import _exit, app
-from modelcompare.cli._options import CORRECTION_CHOICES, cli_message, library_correction
+from modelcompare.cli._options import (
+    CORRECTION_CHOICES,
+    LIBRARY_NAMES,
+    cli_message,
+    cli_names,
+    library_correction,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "examples" / "data"
@@ -181,6 +187,14 @@ def test_cli_message_replaces_whole_backticked_names(library, typed) -> None:
         assert out == "`--n-resamples`=20 is too few; needs --n-resamples >= 359."
     else:
         assert out == typed
+
+
+def test_every_mapped_name_is_an_option_or_positional_of_its_command() -> None:
+    ctx = click.Context(app)
+    for command, mapping in LIBRARY_NAMES.items():
+        sub = app.get_command(ctx, command)
+        names = cli_names(sub)
+        assert all(names.get(library) is not None for library in mapping), command
 
 
 def test_correction_accepts_the_library_corrections() -> None:

@@ -346,16 +346,15 @@ LIBRARY_NAMES: dict[str, dict[str, str]] = {
         "p": "--reference",
         "n_bins_grid": "--n-bins-max",
     },
-    "cv": {"greater_is_better": "--loss"},
     "report": {
         "pit_values": "--pit",
+        "x": "--x",
         "ranks": "--ranks",
         "posterior_samples": "--posterior-samples",
         "reference": "--reference",
         "posterior_samples_at_reference": "--posterior-samples-at-reference",
         "flow": "--flow-pickle",
     },
-    "compare-posteriors": {"first": "FIRST", "second": "SECOND"},
 }
 
 #: Subcommands whose messages keep the library's names: a sweep config is written in them.
