@@ -103,3 +103,32 @@ def test_the_docs_command_lines_are_found() -> None:
 @pytest.mark.parametrize(("page", "command"), _doc_commands(), ids=lambda v: v[:40])
 def test_docs_command_line_runs(page: str, command: str) -> None:
     _run("bash", command)
+
+
+# a data file's suffix -> the distribution that reads it, where the core might not have it
+_READERS = {".yaml": "pyyaml", ".yml": "pyyaml", ".parquet": "pyarrow"}
+
+
+def _installed_by_the_first_setup() -> set[str]:
+    """The distributions the README's first set-up command installs: the core and its extras."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    text = README.read_text(encoding="utf-8")
+    setup = next(line for line in text.splitlines() if "pip install" in line)
+    extras = re.search(r'-e "\.\[([^\]]*)\]"', setup)
+    wanted = list(project["dependencies"])
+    for extra in extras.group(1).split(",") if extras else []:
+        wanted += project["optional-dependencies"].get(extra.strip(), [])
+    return {re.split(r"[<>=\[; ]", req, maxsplit=1)[0].lower() for req in wanted}
+
+
+def test_the_readme_command_lines_need_only_the_first_setup() -> None:
+    """Each ``modelcompare`` line runs after the README's first ``pip install``, nothing more."""
+    installed = _installed_by_the_first_setup()
+    for kind, line in _blocks():
+        if kind != "bash":
+            continue
+        for suffix, needs in _READERS.items():
+            if re.search(rf"\S{re.escape(suffix)}\b", line):
+                assert needs in installed, f"{line!r} needs {needs}"

@@ -165,7 +165,7 @@ def test_oversized_network_exits_2_at_once(runner):
     assert time.perf_counter() - start < 10.0
     assert res.exit_code == 2, res.output
     assert res.stderr.startswith("Error: ")
-    assert "lower `hidden`" in res.stderr
+    assert "lower `--hidden`" in res.stderr  # the option, not the Python argument
     assert len(res.stderr.strip().splitlines()) == 1
     assert "Traceback" not in res.stderr
     assert res.stdout == ""

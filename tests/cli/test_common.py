@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from modelcompare._foundation import errors
 from modelcompare.cli import app
-from modelcompare.cli._common import EXIT_BROKEN_PIPE
+from modelcompare.cli._exit import EXIT_BROKEN_PIPE
 
 EXAMPLE_CSV = str(Path(__file__).parents[2] / "examples" / "data" / "cv_scores.csv")
 

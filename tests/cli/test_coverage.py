@@ -122,7 +122,9 @@ def test_coverage_table_at_the_default_points(files):
     assert res.exit_code == 0, res.output
     assert "adjusted (bonferroni)" in res.stdout
     assert "Warning:" in res.stderr  # B = 20 cannot reach 0.05
-    assert "needs n_resamples >= 239" in " ".join(res.stderr.split())
+    warning = " ".join(res.stderr.split())
+    assert "needs --n-resamples >= 239" in warning  # in the CLI's words, not the library's
+    assert "Omit `--n-resamples` to choose B per check" in warning
 
 
 def test_coverage_decisions_and_fail_on_reject(files):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import sys
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import click
 
 from modelcompare import __version__
+from modelcompare.cli._exit import EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_USAGE
 
 __all__ = ["app"]
 
@@ -90,7 +92,8 @@ class _LazyGroup(click.Group):
 
     Its ``main`` reports click's own errors (a bad option value, an unknown option or command) as
     one line ``Error: ...`` with exit code 2, like the subcommands' data errors, instead of click's
-    usage block; and a closed stdout (``modelcompare ... | head -1``) exits 141 silently.
+    usage block; a mistyped command gets the closest names (``Did you mean 'c2st'?``); Ctrl-C
+    exits 130; and a closed stdout (``modelcompare ... | head -1``) exits 141 silently.
     """
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
@@ -106,9 +109,9 @@ class _LazyGroup(click.Group):
         except click.ClickException as exc:
             _one_line_error(exc)
             sys.exit(exc.exit_code)
-        except click.exceptions.Abort:
-            click.echo("Aborted!", err=True)
-            sys.exit(1)
+        except click.exceptions.Abort:  # click's name for a KeyboardInterrupt (Ctrl-C)
+            click.echo("Interrupted.", err=True)
+            sys.exit(EXIT_INTERRUPTED)
         except BrokenPipeError:
             quiet_broken_pipe()
         sys.exit(code if isinstance(code, int) else 0)
@@ -117,6 +120,17 @@ class _LazyGroup(click.Group):
         if not {"--help", "-h"} & set(ctx.args):  # the help of a subcommand needs no limit
             _check_memory_limit()
         return super().invoke(ctx)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=3, cutoff=0.6)
+            if close:
+                hint = " or ".join(f"'{c}'" for c in close)
+                ctx.fail(f"No such command '{name}'. Did you mean {hint}?")
+        return super().resolve_command(ctx, args)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [*_COMMANDS, *super().list_commands(ctx)]
@@ -128,7 +142,11 @@ class _LazyGroup(click.Group):
         return getattr(importlib.import_module(module_name), attr)
 
 
-@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=_LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=EXIT_CODES_HELP,
+)
 @click.version_option(__version__, prog_name="modelcompare")
 @click.option(
     "--cite",
@@ -145,7 +163,6 @@ def app() -> None:
 def _check_memory_limit() -> None:
     """Refuse an invalid ``MODELCOMPARE_MAX_MEMORY`` at start-up, for every subcommand (exit 2)."""
     from modelcompare._foundation.resources import memory_limit
-    from modelcompare.cli._limits import EXIT_USAGE
 
     try:
         memory_limit()

@@ -8,8 +8,8 @@ from typing import Any
 import click
 
 from modelcompare._foundation.io import read_matrix
-from modelcompare.cli._common import common_options, emit, handle_errors
-from modelcompare.cli._limits import exit_on_resource_limit
+from modelcompare.cli import _options as options
+from modelcompare.cli._common import emit, handle_errors
 
 
 class _LazyBar:
@@ -37,25 +37,17 @@ def _progress_bar(quiet: bool) -> _LazyBar | None:
 @click.command("c2st")
 @click.argument("reference")
 @click.argument("samples")
-@click.option(
-    "--classifier", type=click.Choice(["mlp", "logistic"]), default="mlp", show_default=True
-)
-@click.option("--n-folds", type=click.IntRange(min=2), default=5, show_default=True)
+@options.classifier()
+@options.n_folds()
 @click.option("--noise-scale", type=click.FloatRange(min=0), default=None)
 @click.option(
     "--hidden", type=str, default=None, help="Hidden widths, comma-separated (e.g. 50,50)."
 )
 @click.option("--max-epochs", type=click.IntRange(min=1), default=10000, show_default=True)
-@click.option(
-    "--device",
-    type=click.Choice(["cpu", "cuda", "mps", "gpu", "auto"]),
-    default="cpu",
-    show_default=True,
-)
-@click.option("--columns", type=str, default=None, help="CSV/Parquet columns to use, a,b,c.")
-@common_options
+@options.device()
+@options.columns()
+@options.test_options
 @handle_errors
-@exit_on_resource_limit
 def c2st_command(
     reference: str,
     samples: str,

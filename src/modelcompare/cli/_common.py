@@ -1,9 +1,8 @@
-"""Shared CLI plumbing: common options, output (table or JSON) and exit codes.
+"""Shared CLI plumbing: output (table or JSON), decisions and errors.
 
-Exit codes: 0 the test ran; 1 ``--fail-on-reject`` and H0 rejected; 2 usage error (a bad option,
-or a request over a resource limit); 3 unreadable or invalid data; 141 (128 + SIGPIPE) when the
-reader of stdout went away, as ``yes | head -1`` does, without a message. Errors are one line
-``Error: ...`` on stderr; a traceback only with ``MODELCOMPARE_DEBUG=1``.
+Errors are one line ``Error: ...`` on stderr, in the CLI's words (:func:`~modelcompare.cli.
+_options.cli_message`), with the exit codes of :mod:`modelcompare.cli._exit`; a traceback only
+with ``MODELCOMPARE_DEBUG=1``.
 """
 
 from __future__ import annotations
@@ -20,50 +19,27 @@ from typing import Any
 
 import click
 
+from modelcompare._foundation import errors
 from modelcompare._foundation.errors import MissingDependencyError
 from modelcompare._foundation.io import DataError
 from modelcompare._foundation.results import TestResult, ThresholdResult, to_builtin
+from modelcompare.cli._exit import EXIT_BROKEN_PIPE, EXIT_DATA, EXIT_REJECT, EXIT_USAGE
+from modelcompare.cli._options import cli_message
 
 __all__ = [
-    "EXIT_BROKEN_PIPE",
-    "EXIT_DATA",
-    "EXIT_REJECT",
-    "EXIT_USAGE",
-    "FiniteFloat",
-    "common_options",
     "decide",
     "emit",
     "handle_errors",
+    "jsonable",
+    "one_line",
+    "quiet_broken_pipe",
+    "say",
 ]
-
-EXIT_REJECT = 1
-EXIT_USAGE = 2
-EXIT_DATA = 3
-EXIT_BROKEN_PIPE = 128 + 13  # killed by SIGPIPE, as the shell reports it for `yes | head -1`
-
-
-class FiniteFloat(click.FloatRange):
-    """A ``FloatRange`` that also refuses NaN and ±inf (which a plain range lets through)."""
-
-    name = "finite float"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        out = super().convert(value, param, ctx)
-        if not math.isfinite(out):
-            self.fail(f"{value!r} is not a finite number.", param, ctx)
-        return out
 
 
 def one_line(text: Any) -> str:
     """``text`` with every run of whitespace (newlines included) collapsed into one space."""
     return " ".join(str(text).split())
-
-
-def _resource_error() -> type[BaseException] | None:
-    """``modelcompare._foundation.errors.ResourceLimitError`` where this version has it."""
-    from modelcompare._foundation import errors
-
-    return getattr(errors, "ResourceLimitError", None)
 
 
 def quiet_broken_pipe() -> None:
@@ -81,7 +57,7 @@ def quiet_broken_pipe() -> None:
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` with NaN and inf mapped to ``None`` (JSON ``null``), through dicts and lists."""
+    """``value`` with NaN and ±inf replaced by ``None`` (JSON's ``null``), in nested dicts and lists."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
@@ -111,34 +87,23 @@ def decide(result: Any, alpha: float | None) -> tuple[bool | None, float | None]
     return bool(decision(alpha)), alpha
 
 
-def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Add ``--seed``, ``--json``, ``--alpha``, ``--fail-on-reject`` and ``--quiet``."""
-    options = [
-        click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed."),
-        click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout."),
-        click.option(
-            "--alpha",
-            type=FiniteFloat(0, 1, min_open=True, max_open=True),
-            default=None,
-            help="Also report the decision: reject H0 iff p <= alpha.",
-        ),
-        click.option(
-            "--fail-on-reject",
-            is_flag=True,
-            help="Exit with code 1 when H0 is rejected at --alpha.",
-        ),
-        click.option("--quiet", "-q", is_flag=True, help="Silence progress and hints on stderr."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+def _current_command() -> click.Command | None:
+    ctx = click.get_current_context(silent=True)
+    return None if ctx is None else ctx.command
+
+
+def say(text: Any, *, kind: str = "Error") -> None:
+    """``Error: ...`` (or ``Warning: ...``) on stderr: one line, in the CLI's words."""
+    click.echo(f"{kind}: {cli_message(one_line(text), _current_command())}", err=True)
 
 
 def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
     """Turn data and library errors into one line on stderr and an exit code.
 
     A ``ResourceLimitError`` (a request too large for the machine) exits 2 like a bad option;
-    other data and library errors exit 3; a closed stdout (``| head``) exits 141 silently.
+    other data and library errors exit 3; a closed stdout (``| head``) exits 141 silently. The
+    library's messages and warnings name its Python arguments; they are printed with the names
+    of the options and positionals the user typed (:func:`~modelcompare.cli._options.cli_message`).
     """
 
     @functools.wraps(func)
@@ -151,16 +116,17 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
                 out = func(*args, **kwargs)
             if not quiet:
                 for w in caught:
-                    click.echo(f"Warning: {one_line(w.message)}", err=True)
+                    say(w.message, kind="Warning")
             return out
         except BrokenPipeError:
             quiet_broken_pipe()
         except (DataError, ValueError, TypeError, MissingDependencyError, OSError) as exc:
             if debug:
                 raise
-            limit = _resource_error()
+            # looked up when raised, so that a test can stand in its own class
+            limit = getattr(errors, "ResourceLimitError", None)
             code = EXIT_USAGE if limit is not None and isinstance(exc, limit) else EXIT_DATA
-            click.echo(f"Error: {one_line(exc)}", err=True)
+            say(exc)
             sys.exit(code)
         return None
 

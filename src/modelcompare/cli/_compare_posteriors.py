@@ -9,7 +9,8 @@ import click
 import numpy as np
 
 from modelcompare._foundation.io import DataError, read_matrix
-from modelcompare.cli._common import common_options, emit, handle_errors
+from modelcompare.cli import _options as options
+from modelcompare.cli._common import emit, handle_errors
 
 
 class _StoredLogDensities:
@@ -54,19 +55,12 @@ def _load(path: str, name: str) -> np.ndarray:
 @click.command("compare-posteriors")
 @click.argument("first")
 @click.argument("second")
-@click.option(
-    "--scoring-rule", type=click.Choice(["log", "energy"]), default="log", show_default=True
-)
-@click.option("--theta", type=str, default=None, help="True θ, shape (N, m): the energy rule.")
-@click.option(
-    "--alternative",
-    type=click.Choice(["two-sided", "greater", "less"]),
-    default="two-sided",
-    show_default=True,
-)
-@click.option("--method", type=click.Choice(["t", "bootstrap"]), default="t", show_default=True)
-@click.option("--n-resamples", type=click.IntRange(min=1), default=1999, show_default=True)
-@common_options
+@options.scoring_rule()
+@options.theta(help="True θ, shape (N, m): the energy rule.")
+@options.alternative()
+@options.method(choices=("t", "bootstrap"), default="t")
+@options.n_resamples(default=1999)
+@options.test_options
 @handle_errors
 def compare_posteriors_command(
     first: str,

@@ -8,9 +8,10 @@ from typing import Any
 
 import click
 
-from modelcompare._foundation.errors import ResourceLimitError
 from modelcompare._foundation.io import DataError, read_matrix
-from modelcompare.cli._common import EXIT_REJECT, common_options, emit, handle_errors
+from modelcompare.cli import _options as options
+from modelcompare.cli._common import emit, handle_errors
+from modelcompare.cli._exit import EXIT_REJECT
 
 __all__ = ["coverage_command"]
 
@@ -20,47 +21,25 @@ CHECKS = {
     "pit_independence": "independence",
     "local_coverage": "local_coverage",
 }
+REGRESSORS = ("knn", "hgb", "logistic", "mlp")
 
 
 @click.command("coverage")
 @click.argument("pit_values")
 @click.argument("x")
-@click.option(
-    "--x-eval",
-    "x_eval",
-    default=None,
+@options.x_eval(
     help="File of evaluation points x₀ (rows) for the local test. Default: three rows of X "
-    "spread along its first principal direction, as in `modelcompare report`.",
+    "spread along its first principal direction, as in `modelcompare report`."
 )
-@click.option(
-    "--regressor",
-    type=click.Choice(["knn", "hgb", "logistic", "mlp"]),
-    default="knn",
-    show_default=True,
-)
-@click.option(
-    "--n-resamples",
-    type=click.IntRange(min=1),
-    default=None,
+@options.regressor(choices=REGRESSORS)
+@options.n_resamples(
     help="Null resamples B of the local test. Default: the smallest B >= 100 at which it can "
-    "reach a Holm-adjusted p <= 0.05 across the checks.",
+    "reach a Holm-adjusted p <= 0.05 across the checks."
 )
-@click.option(
-    "--n-levels",
-    type=click.IntRange(min=1),
-    default=99,
-    show_default=True,
-    help="Credibility levels k/(K+1), k=1..K.",
-)
+@options.n_levels()
 @click.option("--statistic", type=click.Choice(["mse", "max"]), default="mse", show_default=True)
-@click.option(
-    "--eval-correction",
-    type=click.Choice(["holm", "bonferroni"]),
-    default="holm",
-    show_default=True,
-    help="Correction of the local p-values across evaluation points.",
-)
-@common_options
+@options.eval_correction()
+@options.test_options
 @handle_errors
 def coverage_command(
     pit_values: str,
@@ -106,67 +85,9 @@ def coverage_command(
       $ modelcompare coverage examples/data/pit.npy examples/data/x.npy --seed 0 --alpha 0.05 --json
       {"alpha": 0.05, "decisions": {"global_coverage": true, "independence": false, "local_coverage": false}, ...}
     """
-    started = time.perf_counter()
-    try:
-        _run(
-            pit_values,
-            x,
-            x_eval,
-            regressor,
-            n_resamples,
-            n_levels,
-            statistic,
-            eval_correction,
-            seed,
-            as_json,
-            alpha,
-            fail_on_reject,
-            quiet,
-            started,
-        )
-    except ResourceLimitError as exc:  # name the CLI options, not the Python arguments
-        text = (
-            str(exc).replace("`levels`", "`--n-levels`").replace("`n_resamples`", "`--n-resamples`")
-        )
-        raise ResourceLimitError(text) from None
-
-
-def _local_table(local: Any, m: int) -> str:
-    """One row per evaluation point: its coordinates, T_z per covariate, p and adjusted p."""
-    points = ["(" + ", ".join(f"{v:.3g}" for v in row) + ")" for row in local.x_eval.tolist()]
-    width = max(len(p) for p in points)
-    head = (
-        f"x0  {'coordinates':<{width}}  "
-        + "  ".join(f"{f'T_z{i + 1}':<8}" for i in range(m))
-        + f"  pvalue   adjusted ({local.eval_correction})"
-    )
-    lines = [head]
-    for e, point in enumerate(points):
-        ts = "  ".join(f"{t:<8.3g}" for t in local.statistics[:, e])
-        lines.append(
-            f"{e:<3} {point:<{width}}  {ts}  {local.pvalues[e]:<8.4g} "
-            f"{local.pvalues_adjusted[e]:.4g}"
-        )
-    return "\n".join(lines)
-
-
-def _run(
-    pit_values: str,
-    x: str,
-    x_eval: str | None,
-    regressor: str,
-    n_resamples: int | None,
-    n_levels: int,
-    statistic: str,
-    eval_correction: str,
-    seed: int | None,
-    as_json: bool,
-    alpha: float | None,
-    fail_on_reject: bool,
-    quiet: bool,
-    started: float,
-) -> None:
     from modelcompare.workflows import report_from_arrays
+
+    started = time.perf_counter()
 
     p = read_matrix(pit_values)
     xs = read_matrix(x)
@@ -183,7 +104,7 @@ def _run(
         regressor=regressor,
         levels=n_levels,
         statistic=statistic,
-        eval_correction=eval_correction,
+        eval_correction=options.library_correction(eval_correction),
         seed=seed,
     )
     results = {CHECKS[name]: res for name, res in report.results.items()}
@@ -234,3 +155,22 @@ def _run(
     )
     if fail_on_reject and any(decisions.values()):
         sys.exit(EXIT_REJECT)
+
+
+def _local_table(local: Any, m: int) -> str:
+    """One row per evaluation point: its coordinates, T_z per covariate, p and adjusted p."""
+    points = ["(" + ", ".join(f"{v:.3g}" for v in row) + ")" for row in local.x_eval.tolist()]
+    width = max(len(p) for p in points)
+    head = (
+        f"x0  {'coordinates':<{width}}  "
+        + "  ".join(f"{f'T_z{i + 1}':<8}" for i in range(m))
+        + f"  pvalue   adjusted ({local.eval_correction or 'none'})"
+    )
+    lines = [head]
+    for e, point in enumerate(points):
+        ts = "  ".join(f"{t:<8.3g}" for t in local.statistics[:, e])
+        lines.append(
+            f"{e:<3} {point:<{width}}  {ts}  {local.pvalues[e]:<8.4g} "
+            f"{local.pvalues_adjusted[e]:.4g}"
+        )
+    return "\n".join(lines)

@@ -9,7 +9,8 @@ import click
 import numpy as np
 
 from modelcompare._foundation.io import DataError, read_matrix, read_table
-from modelcompare.cli._common import FiniteFloat, common_options, emit, handle_errors
+from modelcompare.cli import _options as options
+from modelcompare.cli._common import emit, handle_errors
 
 
 def _read_scores(path: str, layout: str) -> Any:
@@ -60,38 +61,12 @@ def _format_table(table: Any) -> str:
 
 @click.command("cv")
 @click.argument("scores")
-@click.option(
-    "--n-train",
-    type=FiniteFloat(min=0, min_open=True),
-    required=True,
-    help="Training-set size of one split.",
-)
-@click.option(
-    "--n-test",
-    type=FiniteFloat(min=0, min_open=True),
-    required=True,
-    help="Test-set size of one split.",
-)
-@click.option(
-    "--rope",
-    type=FiniteFloat(min=0),
-    default=0.01,
-    show_default=True,
-    help="Half-width of the region of practical equivalence (0: none).",
-)
-@click.option(
-    "--alternative",
-    type=click.Choice(["two-sided", "greater", "less"]),
-    default="two-sided",
-    show_default=True,
-    help="H1 about E[a - b] for each pair.",
-)
-@click.option(
-    "--correction",
-    type=click.Choice(["bonferroni", "holm", "none"]),
-    default="bonferroni",
-    show_default=True,
-    help="Multiplicity correction over all pairs (column p_adjusted).",
+@options.n_train()
+@options.n_test()
+@options.rope()
+@options.alternative(help="H1 about E[a - b] for each pair.")
+@options.correction(
+    default="bonferroni", help="Multiplicity correction over all pairs (column p_adjusted)."
 )
 @click.option("--loss", is_flag=True, help="Scores are losses (smaller is better).")
 @click.option(
@@ -107,14 +82,8 @@ def _format_table(table: Any) -> str:
     default="models-by-splits",
     show_default=True,
 )
-@click.option(
-    "--nan-policy",
-    type=click.Choice(["raise", "omit"]),
-    default="raise",
-    show_default=True,
-    help="NaN scores (failed fits): error, or drop those splits.",
-)
-@common_options
+@options.nan_policy()
+@options.test_options
 @handle_errors
 def cv_command(
     scores: str,
@@ -163,7 +132,7 @@ def cv_command(
         n_train=n_train,
         n_test=n_test,
         rope=rope if rope > 0 else None,
-        correction=None if correction == "none" else correction,
+        correction=options.library_correction(correction),
         alternative=alternative,
         greater_is_better=not loss,
         order=order,

@@ -27,9 +27,9 @@ from typing import Any, NoReturn
 import click
 
 from modelcompare._foundation.io import DataError, read_matrix
-from modelcompare.cli._common import EXIT_REJECT, common_options, emit, handle_errors
-
-EXIT_USAGE = 2
+from modelcompare.cli import _options as options
+from modelcompare.cli._common import emit, handle_errors, say
+from modelcompare.cli._exit import EXIT_REJECT, EXIT_USAGE
 
 _SPEC_KEYS = {
     "c": int,
@@ -84,7 +84,7 @@ def parse_reference_spec(spec: str) -> dict[str, Any]:
 
 def _usage_error(message: str) -> NoReturn:
     """One line ``Error: ...`` on stderr and exit code 2 (a usage problem, not a data problem)."""
-    click.echo(f"Error: {message}", err=True)
+    say(message)
     sys.exit(EXIT_USAGE)
 
 
@@ -170,8 +170,8 @@ def _table_reference(path: str, length: int) -> Any:
     default=None,
     help="Last granularity k, the most bins (default 2s; at most |Ω⁺| + 1, or the pooled rows without a reference).",
 )
-@click.option("--n-resamples", type=click.IntRange(min=1), default=999, show_default=True)
-@common_options
+@options.n_resamples(default=999)
+@options.test_options
 @handle_errors
 def granularity_command(
     samples: str,

@@ -8,8 +8,8 @@ from typing import Any
 import click
 
 from modelcompare._foundation.io import read_matrix
-from modelcompare.cli._common import common_options, emit, handle_errors
-from modelcompare.cli._limits import exit_on_resource_limit
+from modelcompare.cli import _options as options
+from modelcompare.cli._common import emit, handle_errors
 
 TESTS = ("ume", "mmd", "kid", "fid")
 
@@ -34,41 +34,14 @@ def _only_for(value: Any, option: str, allowed: tuple[str, ...], test: str) -> N
     help="ume: Rel-UME; mmd: Rel-MMD (Gaussian kernel); kid: relative KID (Rel-MMD with the KID "
     "kernel); fid: bootstrap test of FID(P,R) - FID(Q,R) <= 0.",
 )
-@click.option(
-    "--n-locations",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Rel-UME: number J of test locations [default: 5].",
-)
-@click.option(
-    "--bandwidth",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Gaussian width sigma in exp(-|a-b|^2/(2 sigma^2)) (ume, mmd). Default: median heuristic.",
-)
-@click.option(
-    "--optimizer",
-    type=click.Choice(["default", "paper-ex1", "paper-ex2", "demo", "none"]),
-    default=None,
-    help="Rel-UME: the optimiser preset for locations and width on a 20% split, or none to test "
-    "all rows without optimising [default: default].",
-)
-@click.option(
-    "--subsample",
-    is_flag=True,
-    default=None,
-    help="ume/mmd/kid need equal sample sizes: subsample each file to the smallest (seeded).",
-)
-@click.option(
-    "--n-resamples",
-    type=click.IntRange(min=1),
-    default=None,
-    help="fid: number of bootstrap resamples [default: 200].",
-)
-@click.option("--columns", type=str, default=None, help="CSV/Parquet columns to use, a,b,c.")
-@common_options
+@options.n_locations()
+@options.bandwidth()
+@options.optimizer()
+@options.subsample()
+@options.n_resamples(help="fid: number of bootstrap resamples [default: 200].")
+@options.columns()
+@options.test_options
 @handle_errors
-@exit_on_resource_limit
 def relative_command(
     p_samples: str,
     q_samples: str,

@@ -11,7 +11,9 @@ from typing import Any
 import click
 
 from modelcompare._foundation.io import DataError, read_matrix
-from modelcompare.cli._common import EXIT_REJECT, common_options, handle_errors
+from modelcompare.cli import _options as options
+from modelcompare.cli._common import handle_errors, jsonable
+from modelcompare.cli._exit import EXIT_REJECT
 
 __all__ = ["report_command"]
 
@@ -44,6 +46,18 @@ def _read_array(spec: str | None, name: str) -> Any:
     return read_matrix(spec)
 
 
+def _check_names(_ctx: click.Context, param: click.Parameter, value: str) -> Any:
+    """``all``, or the list of check names (an unknown name is a usage error, exit 2)."""
+    if value == "all":
+        return value
+    names = [c.strip() for c in value.split(",") if c.strip()]
+    unknown = [c for c in names if c not in CHECK_NAMES]
+    if unknown or not names:
+        msg = f"{', '.join(unknown) or repr(value)}: not a check; choose among all, {', '.join(CHECK_NAMES)}."
+        raise click.BadParameter(msg, param=param)
+    return names
+
+
 def _load_flow(path: str) -> Any:
     import pickle
 
@@ -61,17 +75,15 @@ def _load_flow(path: str) -> Any:
 @click.option(
     "--x", "x_file", help="Observations x of the calibration pairs, (N, d): the local checks."
 )
-@click.option("--x-eval", "x_eval_file", help="Evaluation points of the local checks, (E, d).")
+@options.x_eval()
 @click.option("--ranks", "ranks_file", help="SBC ranks, (N, m), in 0..S: the SBC test.")
-@click.option(
-    "--n-posterior-samples", type=click.IntRange(min=1), help="S, the draws behind --ranks."
-)
+@options.n_posterior_samples(help="S, the draws behind --ranks.")
 @click.option(
     "--posterior-samples",
     "posterior_samples_file",
     help="Posterior draws, (N, S, m) .npy, with --theta: TARP (and SBC).",
 )
-@click.option("--theta", "theta_file", help="True parameters θ of the calibration pairs, (N, m).")
+@options.theta()
 @click.option(
     "--reference",
     "reference_file",
@@ -92,41 +104,34 @@ def _load_flow(path: str) -> Any:
     "--checks",
     default="all",
     show_default=True,
+    callback=_check_names,
     help=f"Comma-separated subset of: {', '.join(CHECK_NAMES)}.",
 )
-@click.option(
-    "--n-resamples",
-    type=click.IntRange(min=1),
-    default=None,
+@options.n_resamples(
     help="Null resamples B of each resampling check. Default: per check, the smallest B >= 100 "
-    "at which it can reach a Holm-adjusted p <= 0.05 in this report.",
+    "at which it can reach a Holm-adjusted p <= 0.05 in this report."
 )
-@click.option(
-    "--regressor",
-    default="knn",
-    show_default=True,
-    help="Regressor of the local checks (knn, hgb, ...).",
-)
+@options.regressor(help="Regressor of the local checks (knn, hgb, ...).")
 @click.option(
     "--html",
     "html_file",
     type=click.Path(dir_okay=False),
     help="Write the self-contained HTML report here.",
 )
-@common_options
+@options.test_options
 @handle_errors
 def report_command(
     pit_file: str | None,
     x_file: str | None,
-    x_eval_file: str | None,
+    x_eval: str | None,
     ranks_file: str | None,
     n_posterior_samples: int | None,
     posterior_samples_file: str | None,
-    theta_file: str | None,
+    theta: str | None,
     reference_file: str | None,
     posterior_samples_at_reference_file: str | None,
     flow_pickle: str | None,
-    checks: str,
+    checks: Any,
     n_resamples: int | None,
     regressor: str,
     html_file: str | None,
@@ -166,10 +171,9 @@ def report_command(
     from modelcompare.workflows import report_from_arrays, validate_posterior
 
     started = time.perf_counter()
-    names = "all" if checks == "all" else [c.strip() for c in checks.split(",") if c.strip()]
     x = _read_array(x_file, "x")
-    x_eval = _read_array(x_eval_file, "x_eval")
-    theta = _read_array(theta_file, "theta")
+    x_eval = _read_array(x_eval, "x_eval")
+    theta = _read_array(theta, "theta")
     reference = _read_array(reference_file, "reference")
     at_reference = _read_array(
         posterior_samples_at_reference_file, "posterior_samples_at_reference"
@@ -190,7 +194,7 @@ def report_command(
             x,
             x_eval=x_eval,
             reference=pairs,
-            checks=names,
+            checks=checks,
             n_resamples=n_resamples,
             regressor=regressor,
             seed=seed,
@@ -207,7 +211,7 @@ def report_command(
             theta=theta,
             reference=pairs,
             posterior_samples_at_reference=at_reference,
-            checks=names,
+            checks=checks,
             n_resamples=n_resamples,
             regressor=regressor,
             seed=seed,
@@ -220,13 +224,11 @@ def report_command(
     if not quiet:
         click.echo(f"seed used: {report.seed_used}", err=True)
     if as_json:
-        from modelcompare.cli._common import jsonable as _jsonable
-
         data = report.to_dict(include_arrays=False)
         data.update(
             test="report", runtime_s=time.perf_counter() - started, failures=report.failures(level)
         )
-        click.echo(json.dumps(_jsonable(data), sort_keys=True))
+        click.echo(json.dumps(jsonable(data), sort_keys=True))
     else:
         table = report.checks[["name", "statistic", "pvalue", "pvalue_adjusted", "skipped"]]
         click.echo(table.to_string(index=False))

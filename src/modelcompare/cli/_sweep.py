@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from modelcompare.cli._common import handle_errors
+from modelcompare.cli import _options as options
+from modelcompare.cli._common import handle_errors, jsonable
 
 
 def _scheduler(address: str | None) -> Any:
@@ -37,13 +38,6 @@ def _scheduler(address: str | None) -> Any:
     return stack
 
 
-def _check_n_jobs(_ctx: click.Context, _param: click.Parameter, value: int | None) -> int | None:
-    if value == 0:
-        msg = "0 workers; use a positive number, or -1 for all cores."
-        raise click.BadParameter(msg)
-    return value
-
-
 @click.command("sweep")
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option(
@@ -59,22 +53,16 @@ def _check_n_jobs(_ctx: click.Context, _param: click.Parameter, value: int | Non
     metavar="ADDRESS",
     help="Dask scheduler address (tcp://host:8786), or `local` for a local cluster.",
 )
-@click.option(
-    "--n-jobs",
-    type=int,
-    default=None,
-    callback=_check_n_jobs,
-    help="joblib workers, a non-zero int; -1: all cores (default: the config's).",
-)
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Base seed.")
+@options.n_jobs(help="joblib workers, a non-zero int; -1: all cores (default: the config's).")
+@options.seed(help="Base seed.")
 @click.option(
     "--retry-failed/--keep-failed",
     default=True,
     show_default=True,
     help="Rerun tasks that failed in an earlier run, or keep their recorded error.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-@click.option("--quiet", "-q", is_flag=True, help="Silence progress and hints on stderr.")
+@options.as_json()
+@options.quiet()
 @handle_errors
 def sweep_command(
     config: str,
@@ -91,9 +79,9 @@ def sweep_command(
     Each finished task is saved at once (under OUT.parts/); rerunning the same command skips what
     is done, so an interrupted sweep loses nothing that finished. A failing task is recorded with
     its error. Every data file is read once before the first task. One sweep at a time writes an
-    OUT (it holds OUT.lock); a second one on the same OUT is refused. Exit codes: 0 the sweep ran
-    (failed tasks are in the table and counted on stderr); 2 usage error; 3 invalid config,
-    unreadable file, OUT in use by another sweep or unreachable scheduler.
+    OUT (it holds OUT.lock); a second one on the same OUT is refused. Failed tasks are in the
+    table and counted on stderr, and the sweep still exits 0; an invalid config, an unreadable
+    file, an OUT in use by another sweep or an unreachable scheduler exit 3 (invalid input).
 
     \b
     Example config (examples/data/sweep.yaml, shortened; data paths are relative to the file):
@@ -157,7 +145,6 @@ def sweep_command(
             click.echo(f"first error: {first}", err=True)
     if as_json:
         from modelcompare._foundation.results import to_builtin
-        from modelcompare.cli._common import jsonable as _jsonable
 
         payload = {
             "test": "sweep",
@@ -169,7 +156,7 @@ def sweep_command(
             "rows": to_builtin(table.astype(object).where(table.notna(), None)),
             "version": __version__,
         }
-        click.echo(json.dumps(_jsonable(payload), sort_keys=True, allow_nan=False))
+        click.echo(json.dumps(jsonable(payload), sort_keys=True, allow_nan=False))
         return
     shown = [*table.attrs["config_columns"]]
     shown += [c for c in ("statistic", "pvalue", "error") if c in table.columns]

@@ -84,7 +84,7 @@ def _yaml_problem(exc: Exception) -> str:
 
 
 def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a sweep config from ``.yaml``/``.yml`` (needs the ``yaml`` extra) or ``.json``.
+    """Read a sweep config from ``.yaml``/``.yml`` (PyYAML, a core dependency) or ``.json``.
 
     Parameters
     ----------
