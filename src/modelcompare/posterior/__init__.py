@@ -1,6 +1,13 @@
 """Posterior diagnostics for normalising-flow posteriors (Linhart et al. 2022; Zhao et al. 2021)."""
 
-from modelcompare.posterior._adapters import NflowsFlow, SbiFlow, ZukoFlow, as_flow
+from modelcompare.posterior._adapters import (
+    NflowsFlow,
+    SbiFlow,
+    ZukoFlow,
+    adapt_flow,
+    as_flow,
+    is_estimator,
+)
 from modelcompare.posterior._calibration_plots import (
     plot_pit_correlations,
     plot_sbc,
@@ -34,6 +41,7 @@ from modelcompare.posterior._lct import (
     PerLevelRegressor,
     fit_null_regressors,
     local_coverage_test,
+    max_null_resamples,
 )
 from modelcompare.posterior._pit import pit
 from modelcompare.posterior._plots import (
@@ -42,10 +50,13 @@ from modelcompare.posterior._plots import (
     plot_local_pp,
     plot_local_statistics,
 )
+from modelcompare.posterior._regressors import INDEPENDENCE_REGRESSORS, REGRESSORS
 from modelcompare.posterior._sbc import SBCResult, sbc, sbc_ranks, sbc_test
 from modelcompare.posterior._tarp import TARPResult, tarp
 
 __all__ = [
+    "INDEPENDENCE_REGRESSORS",
+    "REGRESSORS",
     "AffineGaussianFlow",
     "AmortizedRegressor",
     "ConditionalFlow",
@@ -64,15 +75,18 @@ __all__ = [
     "SbiFlow",
     "TARPResult",
     "ZukoFlow",
+    "adapt_flow",
     "as_flow",
     "check_flow",
     "ecdf_band",
     "fit_null_regressors",
     "global_coverage_test",
+    "is_estimator",
     "lc2st_nf",
     "level_grid",
     "local_coverage_test",
     "local_independence_test",
+    "max_null_resamples",
     "pit",
     "pit_independence_test",
     "plot_global_histograms",

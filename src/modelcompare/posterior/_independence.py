@@ -46,7 +46,7 @@ from modelcompare.posterior._lct import (
     _warn_resolution,
 )
 from modelcompare.posterior._pit import check_pit_values
-from modelcompare.posterior._regressors import _KNNIndex, _set_seed
+from modelcompare.posterior._regressors import INDEPENDENCE_REGRESSORS, _KNNIndex, _set_seed
 
 __all__ = [
     "IndependenceResult",
@@ -264,11 +264,14 @@ class _SklearnMean:
 
 def _resolve_mean_regressor(regressor: Any) -> Any:
     if isinstance(regressor, str):
-        check_choice(regressor, "regressor", ("hgb", "knn"))
+        check_choice(regressor, "regressor", INDEPENDENCE_REGRESSORS)
         return _SklearnMean() if regressor == "hgb" else _KNNMean()
     if hasattr(regressor, "fit") and hasattr(regressor, "predict"):
         return _SklearnMean(regressor)
-    msg = f"`regressor` must be 'hgb', 'knn' or a scikit-learn regressor; got {type(regressor).__name__}."
+    names = ", ".join(map(repr, INDEPENDENCE_REGRESSORS))
+    msg = (
+        f"`regressor` must be {names} or a scikit-learn regressor; got {type(regressor).__name__}."
+    )
     raise TypeError(msg)
 
 

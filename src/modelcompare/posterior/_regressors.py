@@ -17,6 +17,8 @@ from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import check_bool, check_choice, check_int
 
 __all__ = [
+    "INDEPENDENCE_REGRESSORS",
+    "REGRESSORS",
     "AmortizedRegressor",
     "NearestNeighborRegressor",
     "PerLevelRegressor",
@@ -284,7 +286,12 @@ class _FittedKNN:
         return (self.u[idx][:, :, None] <= self.levels[None, None, :]).mean(axis=1)
 
 
-_NAMED = ("hgb", "knn", "mlp", "logistic")
+#: Names of the regressors of the local coverage test (and of the report's local checks).
+REGRESSORS = ("hgb", "knn", "mlp", "logistic")
+
+#: The names among :data:`REGRESSORS` that regress rather than classify per level: the local
+#: independence test regresses products of Gaussianised PIT values and takes only these.
+INDEPENDENCE_REGRESSORS = ("hgb", "knn")
 
 
 def resolve_regressor(regressor: Any) -> Any:
@@ -305,7 +312,7 @@ def resolve_regressor(regressor: Any) -> Any:
     'per-level-LogisticRegression'
     """
     if isinstance(regressor, str):
-        check_choice(regressor, "regressor", _NAMED)
+        check_choice(regressor, "regressor", REGRESSORS)
         if regressor == "hgb":
             return AmortizedRegressor()
         if regressor == "knn":

@@ -33,6 +33,7 @@ from modelcompare._foundation.validation import (
 from modelcompare.twosample._inference import conditional_pvalue, corrected_interval
 
 __all__ = [
+    "CLASSIFIERS",
     "C2STResult",
     "c2st",
     "check_flags",
@@ -44,6 +45,7 @@ __all__ = [
     "recipe_seed",
 ]
 
+#: Names of the classifiers of :func:`c2st` (and of the report's reference C2ST).
 CLASSIFIERS = ("mlp", "logistic")
 
 
