@@ -10,6 +10,7 @@ import click
 from modelcompare._foundation.io import read_matrix
 from modelcompare.cli._common import common_options, emit, handle_errors
 from modelcompare.cli._limits import exit_on_resource_limit
+from modelcompare.twosample import CLASSIFIERS
 
 
 class _LazyBar:
@@ -37,9 +38,7 @@ def _progress_bar(quiet: bool) -> _LazyBar | None:
 @click.command("c2st")
 @click.argument("reference")
 @click.argument("samples")
-@click.option(
-    "--classifier", type=click.Choice(["mlp", "logistic"]), default="mlp", show_default=True
-)
+@click.option("--classifier", type=click.Choice(CLASSIFIERS), default="mlp", show_default=True)
 @click.option("--n-folds", type=click.IntRange(min=2), default=5, show_default=True)
 @click.option("--noise-scale", type=click.FloatRange(min=0), default=None)
 @click.option(

@@ -11,6 +11,7 @@ import click
 from modelcompare._foundation.errors import ResourceLimitError
 from modelcompare._foundation.io import DataError, read_matrix
 from modelcompare.cli._common import EXIT_REJECT, common_options, emit, handle_errors
+from modelcompare.posterior import REGRESSORS
 
 __all__ = ["coverage_command"]
 
@@ -34,7 +35,7 @@ CHECKS = {
 )
 @click.option(
     "--regressor",
-    type=click.Choice(["knn", "hgb", "logistic", "mlp"]),
+    type=click.Choice(REGRESSORS),
     default="knn",
     show_default=True,
 )

@@ -12,18 +12,15 @@ import click
 
 from modelcompare._foundation.io import DataError, read_matrix
 from modelcompare.cli._common import EXIT_REJECT, common_options, handle_errors
+from modelcompare.posterior import REGRESSORS
+from modelcompare.workflows._checks import check_names
 
 __all__ = ["report_command"]
 
-CHECK_NAMES = (
-    "sbc",
-    "tarp",
-    "global_coverage",
-    "pit_independence",
-    "local_coverage",
-    "local_independence",
-    "lc2st_nf",
-    "c2st",
+# The report's checks whose inputs this command can supply: files, and the estimator itself
+# through --flow-pickle (to_latent and sampling).
+CHECK_NAMES = check_names(
+    supplied=("pit", "x", "two_parameters", "ranks", "draws", "latent", "reference")
 )
 
 
@@ -105,7 +102,7 @@ def _load_flow(path: str) -> Any:
     "--regressor",
     default="knn",
     show_default=True,
-    help="Regressor of the local checks (knn, hgb, ...).",
+    help=f"Regressor of the local checks: {', '.join(REGRESSORS)}.",
 )
 @click.option(
     "--html",

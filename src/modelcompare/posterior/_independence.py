@@ -45,8 +45,9 @@ from modelcompare.posterior._lct import (
     _standardisation,
     _warn_resolution,
 )
+from modelcompare.posterior._names import INDEPENDENCE_REGRESSORS
 from modelcompare.posterior._pit import check_pit_values
-from modelcompare.posterior._regressors import INDEPENDENCE_REGRESSORS, _KNNIndex, _set_seed
+from modelcompare.posterior._regressors import _KNNIndex, _set_seed
 
 __all__ = [
     "IndependenceResult",

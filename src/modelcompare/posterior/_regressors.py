@@ -15,10 +15,9 @@ from sklearn.base import clone
 
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import check_bool, check_choice, check_int
+from modelcompare.posterior._names import REGRESSORS
 
 __all__ = [
-    "INDEPENDENCE_REGRESSORS",
-    "REGRESSORS",
     "AmortizedRegressor",
     "NearestNeighborRegressor",
     "PerLevelRegressor",
@@ -286,14 +285,6 @@ class _FittedKNN:
         return (self.u[idx][:, :, None] <= self.levels[None, None, :]).mean(axis=1)
 
 
-#: Names of the regressors of the local coverage test (and of the report's local checks).
-REGRESSORS = ("hgb", "knn", "mlp", "logistic")
-
-#: The names among :data:`REGRESSORS` that regress rather than classify per level: the local
-#: independence test regresses products of Gaussianised PIT values and takes only these.
-INDEPENDENCE_REGRESSORS = ("hgb", "knn")
-
-
 def resolve_regressor(regressor: Any) -> Any:
     """Turn a regressor name into an object with ``fit(x, u, levels, seed) -> fitted.predict``.
 
@@ -325,9 +316,10 @@ def resolve_regressor(regressor: Any) -> Any:
     if hasattr(regressor, "get_params"):  # a scikit-learn estimator: the paper's per-level mode
         return PerLevelRegressor(_check_classifier(regressor, "regressor"))
     if not hasattr(regressor, "fit"):
+        names = ", ".join(map(repr, REGRESSORS))
         msg = (
-            "`regressor` must be one of 'hgb', 'knn', 'mlp', 'logistic', a scikit-learn "
-            f"classifier or an object with `fit(x, u, levels, seed)`; got {type(regressor).__name__}."
+            f"`regressor` must be one of {names}, a scikit-learn classifier or an object with "
+            f"`fit(x, u, levels, seed)`; got {type(regressor).__name__}."
         )
         raise TypeError(msg)
     return regressor

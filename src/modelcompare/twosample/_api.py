@@ -31,6 +31,7 @@ from modelcompare._foundation.validation import (
     check_samples,
 )
 from modelcompare.twosample._inference import conditional_pvalue, corrected_interval
+from modelcompare.twosample._names import CLASSIFIERS
 
 __all__ = [
     "CLASSIFIERS",
@@ -44,9 +45,6 @@ __all__ = [
     "prepare_run",
     "recipe_seed",
 ]
-
-#: Names of the classifiers of :func:`c2st` (and of the report's reference C2ST).
-CLASSIFIERS = ("mlp", "logistic")
 
 
 @result_class
