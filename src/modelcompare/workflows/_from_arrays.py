@@ -20,6 +20,7 @@ from modelcompare.workflows._build import build_report
 from modelcompare.workflows._checks import ReportInputs
 from modelcompare.workflows._inputs import (
     StoredDraws,
+    check_classifier,
     check_regressor,
     default_x_eval,
     input_hash,
@@ -77,6 +78,7 @@ def report_from_arrays(
     """
     n_jobs = check_n_jobs(n_jobs)
     regressor = check_regressor(regressor)
+    classifier = check_classifier(classifier)
     if n_resamples is not None:
         n_resamples = check_int(n_resamples, "n_resamples", low=1)
     grid = level_grid(levels)

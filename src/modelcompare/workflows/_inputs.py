@@ -10,8 +10,16 @@ import numpy as np
 from modelcompare._foundation.seeds import SeedLike
 from modelcompare._foundation.validation import check_choice
 from modelcompare.posterior import REGRESSORS
+from modelcompare.twosample import CLASSIFIERS
 
-__all__ = ["StoredDraws", "check_regressor", "default_x_eval", "input_hash", "regressor_name"]
+__all__ = [
+    "StoredDraws",
+    "check_classifier",
+    "check_regressor",
+    "default_x_eval",
+    "input_hash",
+    "regressor_name",
+]
 
 
 def default_x_eval(x: np.ndarray, n_points: int = 3) -> np.ndarray:
@@ -40,6 +48,11 @@ def check_regressor(regressor: Any) -> Any:
     if isinstance(regressor, str):
         return check_choice(regressor, "regressor", REGRESSORS)
     return regressor
+
+
+def check_classifier(classifier: Any) -> str:
+    """A classifier name of the reference C2ST, among :data:`modelcompare.twosample.CLASSIFIERS`."""
+    return check_choice(classifier, "classifier", CLASSIFIERS)
 
 
 def regressor_name(regressor: Any) -> str:

@@ -23,6 +23,7 @@ from modelcompare.workflows._build import build_report
 from modelcompare.workflows._checks import REGISTRY, ReportInputs, check_names, select
 from modelcompare.workflows._from_arrays import report_from_arrays
 from modelcompare.workflows._inputs import (
+    check_classifier,
     check_regressor,
     default_x_eval,
     input_hash,
@@ -171,7 +172,8 @@ def validate_posterior(
         with that reason. The kNN null fits share one neighbour index, so the
         local checks stay fast at the automatic B (see Notes).
     classifier : str
-        Classifier of the C2ST check (``"logistic"`` or sbibm's ``"mlp"``).
+        Classifier of the C2ST check (``"logistic"`` or sbibm's ``"mlp"``; the names are
+        ``modelcompare.twosample.CLASSIFIERS``).
     seed : int, Generator or None
         Seeds every check; each check draws from its own stream, keyed by its name, so that
         choosing other checks leaves its result unchanged.
@@ -252,6 +254,7 @@ def validate_posterior(
     n_jobs = check_n_jobs(n_jobs)
     progress = check_bool(progress, "progress")
     regressor = check_regressor(regressor)
+    classifier = check_classifier(classifier)
     select(checks)  # refuse bad names before any check runs
     if reference is not None:
         reference = check_reference(reference, theta.shape[1], x.shape[1])
