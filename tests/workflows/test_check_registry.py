@@ -76,6 +76,9 @@ def test_a_score_is_shown_but_never_decides() -> None:
     assert rows["a_score"]["score"] is True
     assert rows["a_test"]["score"] is False
     assert np.isnan(rows["a_score"]["pvalue_adjusted"])
+    only = build_report(ReportInputs(), seed=0, registry=[score])
+    assert only.failures(0.05) == []
+    assert only.summary().startswith("No test ran; scores only.")
 
 
 def test_a_score_does_not_enter_the_plan_of_b() -> None:

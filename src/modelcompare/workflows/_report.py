@@ -135,8 +135,9 @@ class PosteriorReport(Result):
         failed = self.failures(alpha)
         ran = self._ran()
         skipped = [o.name for o in self.outcomes if o.result is None]
+        scored = [o.name for o in self.outcomes if o.result is not None and o.score]
         if not ran:
-            verdict = "No check could run."
+            verdict = "No test ran; scores only." if scored else "No check could run."
         elif failed:
             verdict = (
                 f"Do not trust this posterior yet: {len(failed)} of {len(ran)} checks reject "
