@@ -136,7 +136,15 @@ def report_from_arrays(
     }
     if n_eval:
         settings.update(n_eval_points=n_eval, x_eval=inputs.x_eval)
-    arrays = [inputs.pit_values, inputs.x, inputs.x_eval, inputs.ranks, draws, inputs.theta]
+    # the arrays as given where no check validated them, so that the hash covers every input
+    arrays = [
+        inputs.pit_values,
+        x if inputs.x is None else inputs.x,
+        x_eval if inputs.x_eval is None else inputs.x_eval,
+        inputs.ranks,
+        draws,
+        theta if inputs.theta is None else inputs.theta,
+    ]
     with thread_limits(n_jobs=n_jobs):  # one scan of the thread pools for all the null fits
         return build_report(
             inputs,
