@@ -10,6 +10,7 @@ import click
 from modelcompare._foundation.io import read_matrix
 from modelcompare.cli import _options as options
 from modelcompare.cli._common import emit, handle_errors
+from modelcompare.twosample import CLASSIFIERS
 
 
 class _LazyBar:
@@ -37,7 +38,7 @@ def _progress_bar(quiet: bool) -> _LazyBar | None:
 @click.command("c2st")
 @click.argument("reference")
 @click.argument("samples")
-@options.classifier()
+@options.classifier(choices=CLASSIFIERS)
 @options.n_folds()
 @click.option("--noise-scale", type=click.FloatRange(min=0), default=None)
 @click.option(

@@ -12,6 +12,7 @@ from modelcompare._foundation.io import DataError, read_matrix
 from modelcompare.cli import _options as options
 from modelcompare.cli._common import emit, handle_errors
 from modelcompare.cli._exit import EXIT_REJECT
+from modelcompare.posterior import REGRESSORS
 
 __all__ = ["coverage_command"]
 
@@ -21,7 +22,6 @@ CHECKS = {
     "pit_independence": "independence",
     "local_coverage": "local_coverage",
 }
-REGRESSORS = ("knn", "hgb", "logistic", "mlp")
 
 
 @click.command("coverage")

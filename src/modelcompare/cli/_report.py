@@ -14,18 +14,15 @@ from modelcompare._foundation.io import DataError, read_matrix
 from modelcompare.cli import _options as options
 from modelcompare.cli._common import handle_errors, jsonable
 from modelcompare.cli._exit import EXIT_REJECT
+from modelcompare.posterior import REGRESSORS
+from modelcompare.workflows import check_names
 
 __all__ = ["report_command"]
 
-CHECK_NAMES = (
-    "sbc",
-    "tarp",
-    "global_coverage",
-    "pit_independence",
-    "local_coverage",
-    "local_independence",
-    "lc2st_nf",
-    "c2st",
+# The report's checks whose inputs this command can supply: files, and the estimator itself
+# through --flow-pickle (to_latent and sampling).
+CHECK_NAMES = check_names(
+    supplied=("pit", "x", "two_parameters", "ranks", "draws", "latent", "reference")
 )
 
 
@@ -111,7 +108,7 @@ def _load_flow(path: str) -> Any:
     help="Null resamples B of each resampling check. Default: per check, the smallest B >= 100 "
     "at which it can reach a Holm-adjusted p <= 0.05 in this report."
 )
-@options.regressor(help="Regressor of the local checks (knn, hgb, ...).")
+@options.regressor(help=f"Regressor of the local checks: {', '.join(REGRESSORS)}.")
 @click.option(
     "--html",
     "html_file",

@@ -1,78 +1,95 @@
 """Posterior diagnostics for normalising-flow posteriors (Linhart et al. 2022; Zhao et al. 2021)."""
 
-from modelcompare.posterior._adapters import (
-    NflowsFlow,
-    SbiFlow,
-    ZukoFlow,
-    adapt_flow,
-    as_flow,
-    is_estimator,
-)
-from modelcompare.posterior._calibration_plots import (
-    plot_pit_correlations,
-    plot_sbc,
-    plot_tarp,
-)
-from modelcompare.posterior._findings import (
-    FINDING_KINDS,
-    NEXT_STEPS,
-    CalibrationFindingsResult,
-    calibration_findings,
-)
-from modelcompare.posterior._flows import (
-    AffineGaussianFlow,
-    ConditionalFlow,
-    ConditionalGaussianModel,
-    FlowCheckResult,
-    check_flow,
-)
-from modelcompare.posterior._global import (
-    GlobalCoverageResult,
-    ecdf_band,
-    global_coverage_test,
-    level_grid,
-)
-from modelcompare.posterior._hpd import HPDCoverageResult, hpd_coverage, hpd_coverage_test
-from modelcompare.posterior._independence import (
-    IndependenceResult,
-    LocalIndependenceResult,
-    local_independence_test,
-    pit_independence_test,
-)
-from modelcompare.posterior._lc2st import LC2STResult, lc2st_nf
-from modelcompare.posterior._lct import (
-    AmortizedRegressor,
-    LocalCoverageResult,
-    NearestNeighborRegressor,
-    NullRegressors,
-    PerLevelRegressor,
-    fit_null_regressors,
-    local_coverage_test,
-    max_null_resamples,
-)
-from modelcompare.posterior._metrics import (
-    CalibrationErrorResult,
-    ParameterRecoveryResult,
-    PosteriorContractionResult,
-    calibration_error,
-    parameter_recovery,
-    posterior_contraction,
-)
-from modelcompare.posterior._misspecification import MisspecificationResult, misspecification_test
-from modelcompare.posterior._pit import pit
-from modelcompare.posterior._plots import (
-    plot_global_histograms,
-    plot_global_pp,
-    plot_local_pp,
-    plot_local_statistics,
-)
-from modelcompare.posterior._sbc import SBCResult, sbc, sbc_ranks, sbc_test
-from modelcompare.posterior._sbc_ecdf import SBCLogGammaResult, sbc_log_gamma
-from modelcompare.posterior._tarp import TARPResult, tarp
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from modelcompare._lazy import attach
+
+# Each name is imported from its module on first use (scientific-python SPEC 1), so that reading
+# a constant (the command line's choices) loads none of the heavy dependencies.
+if TYPE_CHECKING:
+    from modelcompare.posterior._adapters import (
+        NflowsFlow,
+        SbiFlow,
+        ZukoFlow,
+        adapt_flow,
+        as_flow,
+        is_estimator,
+    )
+    from modelcompare.posterior._calibration_plots import (
+        plot_pit_correlations,
+        plot_sbc,
+        plot_tarp,
+    )
+    from modelcompare.posterior._findings import (
+        FINDING_KINDS,
+        NEXT_STEPS,
+        CalibrationFindingsResult,
+        calibration_findings,
+    )
+    from modelcompare.posterior._flows import (
+        AffineGaussianFlow,
+        ConditionalFlow,
+        ConditionalGaussianModel,
+        FlowCheckResult,
+        check_flow,
+    )
+    from modelcompare.posterior._global import (
+        GlobalCoverageResult,
+        ecdf_band,
+        global_coverage_test,
+        level_grid,
+    )
+    from modelcompare.posterior._hpd import HPDCoverageResult, hpd_coverage, hpd_coverage_test
+    from modelcompare.posterior._independence import (
+        IndependenceResult,
+        LocalIndependenceResult,
+        local_independence_test,
+        pit_independence_test,
+    )
+    from modelcompare.posterior._lc2st import LC2STResult, lc2st_nf
+    from modelcompare.posterior._lct import (
+        AmortizedRegressor,
+        LocalCoverageResult,
+        NearestNeighborRegressor,
+        NullRegressors,
+        PerLevelRegressor,
+        fit_null_regressors,
+        local_coverage_test,
+        max_null_resamples,
+    )
+    from modelcompare.posterior._metrics import (
+        CalibrationErrorResult,
+        ParameterRecoveryResult,
+        PosteriorContractionResult,
+        calibration_error,
+        parameter_recovery,
+        posterior_contraction,
+    )
+    from modelcompare.posterior._misspecification import (
+        MisspecificationResult,
+        misspecification_test,
+    )
+    from modelcompare.posterior._names import INDEPENDENCE_REGRESSORS, REGRESSORS
+    from modelcompare.posterior._pit import pit
+    from modelcompare.posterior._plots import (
+        plot_global_histograms,
+        plot_global_pp,
+        plot_local_pp,
+        plot_local_statistics,
+    )
+    from modelcompare.posterior._sbc import SBCResult, sbc, sbc_ranks, sbc_test
+    from modelcompare.posterior._sbc_ecdf import SBCLogGammaResult, sbc_log_gamma
+    from modelcompare.posterior._tarp import TARPResult, tarp
+
+__getattr__, __dir__, _public = attach(__name__, __file__)
 
 __all__ = [
     "FINDING_KINDS",
+    "INDEPENDENCE_REGRESSORS",
     "NEXT_STEPS",
+    "REGRESSORS",
     "AffineGaussianFlow",
     "AmortizedRegressor",
     "CalibrationErrorResult",

@@ -45,6 +45,7 @@ from modelcompare.posterior._local_common import (
     standardisation,
     warn_resolution,
 )
+from modelcompare.posterior._names import INDEPENDENCE_REGRESSORS
 from modelcompare.posterior._pit import check_pit_values
 from modelcompare.posterior._regressors import KNNIndex, with_seed
 
@@ -264,11 +265,14 @@ class _SklearnMean:
 
 def _resolve_mean_regressor(regressor: Any) -> Any:
     if isinstance(regressor, str):
-        check_choice(regressor, "regressor", ("hgb", "knn"))
+        check_choice(regressor, "regressor", INDEPENDENCE_REGRESSORS)
         return _SklearnMean() if regressor == "hgb" else _KNNMean()
     if hasattr(regressor, "fit") and hasattr(regressor, "predict"):
         return _SklearnMean(regressor)
-    msg = f"`regressor` must be 'hgb', 'knn' or a scikit-learn regressor; got {type(regressor).__name__}."
+    names = ", ".join(map(repr, INDEPENDENCE_REGRESSORS))
+    msg = (
+        f"`regressor` must be {names} or a scikit-learn regressor; got {type(regressor).__name__}."
+    )
     raise TypeError(msg)
 
 

@@ -15,6 +15,7 @@ from sklearn.base import clone
 
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import check_bool, check_choice, check_int
+from modelcompare.posterior._names import REGRESSORS
 
 __all__ = [
     "AmortizedRegressor",
@@ -300,9 +301,6 @@ class _FittedKNN:
         return (self.u[idx][:, :, None] <= self.levels[None, None, :]).mean(axis=1)
 
 
-_NAMED = ("hgb", "knn", "mlp", "logistic")
-
-
 def resolve_regressor(regressor: Any) -> Any:
     """Turn a regressor name into an object with ``fit(x, u, levels, seed) -> fitted.predict``.
 
@@ -321,7 +319,7 @@ def resolve_regressor(regressor: Any) -> Any:
     'per-level-LogisticRegression'
     """
     if isinstance(regressor, str):
-        check_choice(regressor, "regressor", _NAMED)
+        check_choice(regressor, "regressor", REGRESSORS)
         if regressor == "hgb":
             return AmortizedRegressor()
         if regressor == "knn":
@@ -334,9 +332,10 @@ def resolve_regressor(regressor: Any) -> Any:
     if hasattr(regressor, "get_params"):  # a scikit-learn estimator: the paper's per-level mode
         return PerLevelRegressor(_check_classifier(regressor, "regressor"))
     if not hasattr(regressor, "fit"):
+        names = ", ".join(map(repr, REGRESSORS))
         msg = (
-            "`regressor` must be one of 'hgb', 'knn', 'mlp', 'logistic', a scikit-learn "
-            f"classifier or an object with `fit(x, u, levels, seed)`; got {type(regressor).__name__}."
+            f"`regressor` must be one of {names}, a scikit-learn classifier or an object with "
+            f"`fit(x, u, levels, seed)`; got {type(regressor).__name__}."
         )
         raise TypeError(msg)
     return regressor

@@ -31,8 +31,10 @@ from modelcompare._foundation.validation import (
     check_samples,
 )
 from modelcompare.twosample._inference import conditional_pvalue, corrected_interval
+from modelcompare.twosample._names import CLASSIFIERS
 
 __all__ = [
+    "CLASSIFIERS",
     "C2STResult",
     "c2st",
     "check_c2st_options",
@@ -45,8 +47,6 @@ __all__ = [
     "recipe_seed",
     "summarise_folds",
 ]
-
-CLASSIFIERS = ("mlp", "logistic")
 
 
 @result_class

@@ -1,21 +1,30 @@
 """Workflows that combine parts: the posterior validation report, and comparisons of posterior
 estimators by proper scores."""
 
-from modelcompare.workflows._compare_posteriors import (
-    PosteriorComparisonResult,
-    compare_posteriors,
-)
-from modelcompare.workflows._rank_posteriors import (
-    PosteriorRankingResult,
-    plot_posterior_ranking,
-    rank_posteriors,
-)
-from modelcompare.workflows._report import CheckOutcome, PosteriorReport
-from modelcompare.workflows._validate import (
-    ReferenceC2STResult,
-    report_from_arrays,
-    validate_posterior,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from modelcompare._lazy import attach
+
+# Each name is imported from its module on first use (scientific-python SPEC 1), so that reading
+# a constant (the command line's choices) loads none of the heavy dependencies.
+if TYPE_CHECKING:
+    from modelcompare.workflows._checks import check_names
+    from modelcompare.workflows._compare_posteriors import (
+        PosteriorComparisonResult,
+        compare_posteriors,
+    )
+    from modelcompare.workflows._from_arrays import report_from_arrays
+    from modelcompare.workflows._rank_posteriors import (
+        PosteriorRankingResult,
+        plot_posterior_ranking,
+        rank_posteriors,
+    )
+    from modelcompare.workflows._report import CheckOutcome, PosteriorReport
+    from modelcompare.workflows._validate import ReferenceC2STResult, validate_posterior
+
+__getattr__, __dir__, _public = attach(__name__, __file__)
 
 __all__ = [
     "CheckOutcome",
@@ -23,6 +32,7 @@ __all__ = [
     "PosteriorRankingResult",
     "PosteriorReport",
     "ReferenceC2STResult",
+    "check_names",
     "compare_posteriors",
     "plot_posterior_ranking",
     "rank_posteriors",

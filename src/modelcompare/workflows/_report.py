@@ -17,70 +17,21 @@ from modelcompare._foundation.results import Result, check_alpha, result_class, 
 
 __all__ = ["CheckOutcome", "PosteriorReport"]
 
-# What each check asks, in one line, and how to read its figure.
-ABOUT = {
-    "sbc": (
-        "ranks of θ among posterior draws are uniform (simulation-based calibration)",
-        (
-            "A calibrated posterior keeps every ECDF curve inside the band; a ∪ shape means the "
-            "posterior is too narrow, a ∩ shape too wide, a tilt a bias."
-        ),
-    ),
-    "tarp": (
-        "expected coverage of random-point credible regions equals the credibility level",
-        (
-            "A calibrated posterior follows the diagonal; below it the posterior is over-confident, "
-            "above it under-confident."
-        ),
-    ),
-    "global_coverage": (
-        "PIT values of each parameter are uniform over the calibration set",
-        (
-            "Each PP-curve should stay inside the simultaneous band; an S shape means the posterior "
-            "is too wide or too narrow, a curve above or below the diagonal a bias."
-        ),
-    ),
-    "pit_independence": (
-        "PIT values of different parameters are independent (the joint, not only the marginals)",
-        (
-            "Off-diagonal entries near 0 are expected; a strong correlation means the estimator "
-            "misses the dependence between parameters."
-        ),
-    ),
-    "local_coverage": (
-        "PIT values are uniform at each evaluation point x (local coverage test)",
-        (
-            "The local PP-curve should stay inside the band at every evaluation point; the statistics "
-            "along x show where coverage fails."
-        ),
-    ),
-    "local_independence": (
-        "PIT values of different parameters are independent at each evaluation point x",
-        (
-            "Rejections point to the evaluation points where the dependence between parameters is "
-            "wrong."
-        ),
-    ),
-    "lc2st_nf": (
-        "the flow's latent is N(0, I) at each evaluation point x (L-C2ST-NF)",
-        "Statistics above the null quantile mark evaluation points where the posterior is wrong.",
-    ),
-    "c2st": (
-        "posterior draws match reference draws at the given observations (C2ST)",
-        "Accuracies near 0.5 mean the classifier cannot tell the posterior from the reference.",
-    ),
-}
-
 
 @result_class
 class CheckOutcome(Result):
-    """One check of a :class:`PosteriorReport`: its result, or the reason it was skipped."""
+    """One check of a :class:`PosteriorReport`: its result, or the reason it was skipped.
+
+    ``score`` marks a score rather than a test: it is shown, but never enters
+    :meth:`PosteriorReport.failures`, the verdict or the correction across checks.
+    """
 
     name: str
     tests: str
     result: Any
     skipped: str | None
     runtime_s: float
+    score: bool = False
 
     @property
     def statistic(self) -> float:
@@ -141,7 +92,7 @@ class PosteriorReport(Result):
 
     @property
     def pvalues_adjusted(self) -> dict[str, float]:
-        """The overall p-value of every check that ran, Holm-adjusted across those checks."""
+        """The overall p-value of every test that ran, Holm-adjusted across those tests."""
         return {name: float(p) for name, p in zip(self._ran(), self._adjusted())}
 
     @property
@@ -167,11 +118,12 @@ class PosteriorReport(Result):
         return table
 
     def _ran(self) -> list[str]:
-        return [o.name for o in self.outcomes if o.result is not None]
+        """The tests that ran (the scores aside): the family of the correction across checks."""
+        return [o.name for o in self.outcomes if o.result is not None and not o.score]
 
     def _adjusted(self) -> np.ndarray:
-        pvalues = np.array([o.pvalue for o in self.outcomes if o.result is not None])
-        return holm_adjust(pvalues)
+        ran = set(self._ran())
+        return holm_adjust(np.array([o.pvalue for o in self.outcomes if o.name in ran]))
 
     def failures(self, alpha: float = 0.05) -> list[str]:
         """The checks that reject at ``alpha`` after Holm's correction across the checks."""
@@ -183,8 +135,9 @@ class PosteriorReport(Result):
         failed = self.failures(alpha)
         ran = self._ran()
         skipped = [o.name for o in self.outcomes if o.result is None]
+        scored = [o.name for o in self.outcomes if o.result is not None and o.score]
         if not ran:
-            verdict = "No check could run."
+            verdict = "No test ran; scores only." if scored else "No check could run."
         elif failed:
             verdict = (
                 f"Do not trust this posterior yet: {len(failed)} of {len(ran)} checks reject "
@@ -214,6 +167,7 @@ class PosteriorReport(Result):
                     "pvalue": o.pvalue,
                     "pvalue_adjusted": adjusted.get(o.name, math.nan),
                     "skipped": o.skipped,
+                    "score": o.score,
                     "runtime_s": o.runtime_s,
                     "result": None
                     if o.result is None
@@ -297,78 +251,21 @@ def _figure_uri(draw: Any) -> str | None:
 
 
 def _draw(outcome: CheckOutcome) -> Any:
-    """A function drawing the figure of one check, or None."""
-    from modelcompare import posterior as mc
+    """A function of a figure drawing one check's result, or None (the check's ``draw``)."""
+    from modelcompare.workflows._checks import lookup
 
-    result = outcome.result
-    name = outcome.name
+    check = lookup(outcome.name)
+    if check is None or check.draw is None:
+        return None
+    return lambda fig: check.draw(fig, outcome.result)
 
-    def sbc(fig: Any) -> None:
-        a, b = fig.subplots(1, 2)
-        mc.plot_sbc(result, ax=a, kind="ecdf")
-        mc.plot_sbc(result, ax=b, kind="hist")
 
-    def tarp(fig: Any) -> None:
-        mc.plot_tarp(result, ax=fig.subplots())
+def _reading(name: str) -> str:
+    """How to read the figure of the check ``name`` (empty for an unregistered check)."""
+    from modelcompare.workflows._checks import lookup
 
-    def global_coverage(fig: Any) -> None:
-        m = len(result.statistics)
-        axes = np.atleast_1d(fig.subplots(1, min(m, 4)))
-        mc.plot_global_pp(result, axes=axes[:m])
-
-    def pit_independence(fig: Any) -> None:
-        mc.plot_pit_correlations(result, ax=fig.subplots())
-
-    def local_coverage(fig: Any) -> None:
-        m = np.asarray(result.statistics).shape[0]
-        axes = np.atleast_1d(fig.subplots(1, m + 1))
-        worst = int(np.argmin(result.pvalues))  # the evaluation point with the least support
-        mc.plot_local_pp(result, worst, axes=axes[:m])
-        mc.plot_local_statistics(result, ax=axes[m])
-        # the band's label is wider than a PP panel: one legend below the row instead
-        legend = axes[0].get_legend()
-        handles, labels = axes[0].get_legend_handles_labels()
-        if legend is not None:
-            legend.remove()
-            fig.legend(handles, labels, loc="outside lower center", fontsize="small", frameon=False)
-
-    def per_point(fig: Any) -> None:
-        ax = fig.subplots()
-        stats = np.asarray(result.statistics, dtype=float)
-        values = stats.max(axis=0) if stats.ndim == 2 else stats
-        ax.bar(range(values.size), values, color="C0")
-        if getattr(result, "null_statistics", None) is not None:
-            null = np.asarray(result.null_statistics, dtype=float)
-            q = np.quantile(null, 0.95, axis=0)
-            ax.plot(
-                range(values.size),
-                np.broadcast_to(q, values.shape),
-                "k_",
-                ms=30,
-                label="null 95 % quantile",
-            )
-            ax.legend(fontsize="small")
-        ax.set(xlabel="evaluation point", ylabel="statistic", title=name, xticks=range(values.size))
-
-    def c2st(fig: Any) -> None:
-        ax = fig.subplots()
-        ax.bar(range(len(result.statistics)), result.statistics, color="C0")
-        ax.axhline(0.5, color="k", ls="--", lw=0.8, label="chance (0.5)")
-        ax.set(xlabel="observation", ylabel="C2ST accuracy", ylim=(0.4, 1.0), title="C2ST")
-        ax.set_xticks(range(len(result.statistics)))
-        ax.legend(fontsize="small")
-
-    table = {
-        "sbc": sbc,
-        "tarp": tarp,
-        "global_coverage": global_coverage,
-        "pit_independence": pit_independence,
-        "local_coverage": local_coverage,
-        "local_independence": per_point,
-        "lc2st_nf": per_point,
-        "c2st": c2st,
-    }
-    return table.get(name)
+    check = lookup(name)
+    return "" if check is None else check.reading
 
 
 def _fmt(value: float) -> str:
@@ -399,6 +296,8 @@ def render_html(report: PosteriorReport, *, alpha: float) -> str:
     for o in report.outcomes:
         if o.result is None:
             status = f'<span class="skip">skipped: {esc(o.skipped or "")}</span>'
+        elif o.score:
+            status = '<span class="skip">a score, not tested</span>'
         elif o.name in failed:
             status = '<span class="reject">rejects</span>'
         else:
@@ -410,7 +309,7 @@ def render_html(report: PosteriorReport, *, alpha: float) -> str:
         )
     sections = []
     for o in report.outcomes:
-        reading = ABOUT.get(o.name, ("", ""))[1]
+        reading = _reading(o.name)
         body = f"<p>Tests that {esc(o.tests)}.</p>"
         if o.result is None:
             body += f'<p class="skip">Skipped: {esc(o.skipped or "")}</p>'

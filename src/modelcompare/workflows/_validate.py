@@ -3,50 +3,35 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import time
-import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from modelcompare._foundation.errors import TooFewResamplesWarning
-from modelcompare._foundation.pvalues import (
-    holm_adjust,
-    resamples_needed,
-    smallest_adjusted_pvalue,
-)
-from modelcompare._foundation.results import TestResult, result_class
-from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.pvalues import resamples_needed, smallest_adjusted_pvalue
+from modelcompare._foundation.seeds import SeedLike
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
-    as_numpy,
     check_bool,
-    check_choice,
     check_int,
     check_n_jobs,
-    check_nonempty,
     check_same_rows,
     check_samples,
 )
-from modelcompare.posterior import (
-    adapt_flow,
-    global_coverage_test,
-    is_estimator,
-    lc2st_nf,
-    level_grid,
-    local_coverage_test,
-    local_independence_test,
-    max_null_resamples,
-    pit,
-    pit_independence_test,
-    sbc,
-    sbc_test,
-    tarp,
+from modelcompare.posterior import adapt_flow, is_estimator, pit
+from modelcompare.workflows._build import build_report
+from modelcompare.workflows._checks import REGISTRY, ReportInputs, check_names, select
+from modelcompare.workflows._from_arrays import report_from_arrays
+from modelcompare.workflows._inputs import (
+    check_classifier,
+    check_regressor,
+    default_x_eval,
+    input_hash,
+    regressor_name,
 )
-from modelcompare.twosample import c2st
-from modelcompare.workflows._report import ABOUT, CheckOutcome, PosteriorReport
+from modelcompare.workflows._planning import MIN_RESAMPLES
+from modelcompare.workflows._reference_c2st import ReferenceC2STResult, check_reference
+from modelcompare.workflows._report import PosteriorReport
 
 __all__ = [
     "CHECKS",
@@ -61,188 +46,11 @@ __all__ = [
     "validate_posterior",
 ]
 
-CHECKS = tuple(ABOUT)
+#: The names of the registered checks, in report order.
+CHECKS = check_names()
 
 #: The checks whose p-values are Monte Carlo p-values (1 + #{T⁽ᵇ⁾ ≥ T}) / (1 + B).
-RESAMPLING_CHECKS = ("local_coverage", "local_independence", "lc2st_nf")
-
-#: The fewest null resamples the report uses when it chooses B itself.
-MIN_RESAMPLES = 100
-
-#: The level at which the automatic B lets every resampling check reject.
-AUTO_ALPHA = 0.05
-
-
-@result_class
-class ReferenceC2STResult(TestResult):
-    """C2ST of posterior draws against reference draws at several observations.
-
-    Attributes
-    ----------
-    statistic : float
-        The largest held-out accuracy over the observations.
-    pvalue : float
-        The smallest Holm-adjusted p-value over the observations.
-    statistics, pvalues, pvalues_adjusted : numpy.ndarray, shape (n_observations,)
-        Per-observation accuracies, p-values and Holm-adjusted p-values.
-    results : tuple of C2STResult
-        The per-observation results.
-    seed_used : int or None
-        Seed of the draws and classifiers.
-    """
-
-    statistic: float
-    pvalue: float
-    statistics: np.ndarray
-    pvalues: np.ndarray
-    pvalues_adjusted: np.ndarray
-    results: tuple[Any, ...]
-    seed_used: int | None
-
-
-def default_x_eval(x: np.ndarray, n_points: int = 3) -> np.ndarray:
-    """Evaluation points spread over the calibration x's.
-
-    The rows of ``x`` nearest the 10 %, 50 % and 90 % quantiles (for ``n_points=3``; evenly spaced
-    quantiles in general) of the projection of the standardised x's on their first principal
-    direction, so that the points cover the bulk and both flanks of the data.
-    """
-    z = (x - x.mean(axis=0)) / np.where(x.std(axis=0) > 0, x.std(axis=0), 1.0)
-    direction = np.linalg.svd(z, full_matrices=False)[2][0]
-    projection = z @ direction
-    targets = np.quantile(projection, np.linspace(0.1, 0.9, n_points))
-    rows = [int(np.argmin(np.abs(projection - t))) for t in targets]
-    return x[rows]
-
-
-def _correction_factors(name: str, m: int, e: int, n_checks: int) -> tuple[int, int, int]:
-    """(tests per evaluation point, evaluation points, checks) of a resampling check."""
-    per_point = {"local_coverage": m, "local_independence": m * (m - 1) // 2, "lc2st_nf": 1}
-    return (max(per_point[name], 1), e, n_checks)
-
-
-def _plan_resamples(
-    runners: Mapping[str, Any],
-    checks: Any,
-    n_resamples: int | None,
-    *,
-    m: int,
-    e: int,
-    limits: Mapping[str, int],
-) -> dict[str, int]:
-    """The B of each resampling check that will run; warn when one cannot reach ``AUTO_ALPHA``.
-
-    With ``n_resamples=None`` each check gets the smallest B (at least :data:`MIN_RESAMPLES`) at
-    which it can reach a Holm-adjusted p ≤ 0.05 in this report, unless ``limits`` (the memory
-    guard) caps it.
-    """
-    running = [name for name in _select(checks) if callable(runners.get(name))]
-    factors = {
-        name: _correction_factors(name, m, e, len(running))
-        for name in running
-        if name in RESAMPLING_CHECKS
-    }
-    needed = {name: resamples_needed(f) for name, f in factors.items()}
-    if n_resamples is None:
-        chosen = {name: max(b, MIN_RESAMPLES) for name, b in needed.items()}
-        chosen |= {
-            name: max(limits[name], 1)
-            for name, b in chosen.items()
-            if name in limits and limits[name] < b
-        }
-    else:
-        chosen = dict.fromkeys(needed, n_resamples)
-    short = [name for name, b in needed.items() if chosen[name] < b]
-    if short:
-        lacking = "; ".join(
-            f"{name} runs with B={chosen[name]} (smallest attainable p "
-            f"{smallest_adjusted_pvalue(chosen[name], factors[name]):.3g}) and needs "
-            f"n_resamples >= {needed[name]}"
-            for name in short
-        )
-        cause, remedy = (
-            (
-                "The memory limit of the null regressions caps B",
-                "Raise the limit with the environment variable MODELCOMPARE_MAX_MEMORY.",
-            )
-            if n_resamples is None
-            else (
-                f"`n_resamples`={n_resamples} is too few",
-                "Pass `n_resamples=None` to choose B per check.",
-            )
-        )
-        warnings.warn(
-            f"{cause}: some resampling checks cannot reach a Holm-adjusted p <= {AUTO_ALPHA:g} "
-            f"in this report of {len(running)} checks: {lacking}. {remedy}",
-            TooFewResamplesWarning,
-            stacklevel=3,
-        )
-    return chosen
-
-
-def _quiet_resolution(call: Callable[[], Any]) -> Any:
-    """Run ``call`` without the tests' own resolution warnings (the report issues its own)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TooFewResamplesWarning)
-        return call()
-
-
-def _hash(*arrays: Any) -> str:
-    digest = hashlib.sha256()
-    for a in arrays:
-        if a is not None:
-            a = np.ascontiguousarray(np.asarray(a, dtype=float))
-            digest.update(str(a.shape).encode())
-            digest.update(a.tobytes())
-    return digest.hexdigest()
-
-
-def _versions() -> dict[str, str]:
-    import sys
-    from importlib import metadata
-
-    out = {"modelcompare": metadata.version("modelcompare")}
-    for name in ("numpy", "scipy", "scikit-learn", "torch"):
-        module = {"scikit-learn": "sklearn"}.get(name, name)
-        if name == "torch" and "torch" not in sys.modules:
-            continue
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:  # pragma: no cover - installed from source
-            out[name] = getattr(sys.modules.get(module), "__version__", "?")
-    return out
-
-
-class _Draws:
-    """A flow-like object whose ``sample`` returns stored posterior draws (shape (N, S, m))."""
-
-    def __init__(self, draws: np.ndarray) -> None:
-        self.draws = draws
-
-    def sample(self, x: Any, n: int, seed: SeedLike = None) -> np.ndarray:
-        return self.draws[:, :n]
-
-
-#: Regressor names of the local coverage test; the local independence test regresses products of
-#: Gaussianised PIT values and has a counterpart for the first two only.
-LOCAL_REGRESSORS = ("knn", "hgb", "mlp", "logistic")
-INDEPENDENCE_REGRESSORS = ("knn", "hgb")
-
-
-def _check_regressor(regressor: Any) -> Any:
-    if isinstance(regressor, str):
-        return check_choice(regressor, "regressor", LOCAL_REGRESSORS)
-    return regressor
-
-
-def _no_independence_regressor(regressor: Any) -> str | None:
-    """Why the local independence check cannot use ``regressor`` (None when it can)."""
-    if isinstance(regressor, str) and regressor not in INDEPENDENCE_REGRESSORS:
-        return (
-            f"regressor {regressor!r} classifies; the local independence test regresses "
-            f"and takes {' or '.join(map(repr, INDEPENDENCE_REGRESSORS))}"
-        )
-    return None
+RESAMPLING_CHECKS = tuple(c.name for c in REGISTRY if c.resampling)
 
 
 def _as_protocol(flow: Any) -> Any:
@@ -257,116 +65,52 @@ def _as_protocol(flow: Any) -> Any:
     return adapt_flow(flow, "flow")
 
 
-def _reference_c2st(
-    sample: Callable[[np.ndarray, int, Any], np.ndarray],
-    reference: Sequence[tuple[Any, Any]],
-    rng: np.random.Generator,
-    classifier: str,
-) -> ReferenceC2STResult:
-    results = []
-    for i, (x_o, draws) in enumerate(reference):
-        draws = check_samples(draws, f"reference[{i}] draws")
-        x_o = np.asarray(x_o, dtype=float).reshape(1, -1)
-        posterior = np.asarray(sample(x_o, draws.shape[0], rng), dtype=float).reshape(
-            draws.shape[0], -1
-        )
-        results.append(c2st(draws, posterior, classifier=classifier, seed=rng))
-    statistics = np.array([r.statistic for r in results])
-    pvalues = np.array([r.pvalue for r in results])
-    adjusted = holm_adjust(pvalues)
-    return ReferenceC2STResult(
-        statistic=float(statistics.max()),
-        pvalue=float(adjusted.min()),
-        statistics=statistics,
-        pvalues=pvalues,
-        pvalues_adjusted=adjusted,
-        results=tuple(results),
-        seed_used=None,
+def _flow_inputs(
+    flow: Any,
+    theta: np.ndarray,
+    x: np.ndarray,
+    x_eval: np.ndarray,
+    reference: list[tuple[np.ndarray, np.ndarray]] | None,
+    **options: Any,
+) -> ReportInputs:
+    """The report's inputs from a flow and calibration pairs; what the flow lacks is missing."""
+    has_latent, has_sample = hasattr(flow, "to_latent"), hasattr(flow, "sample")
+    no_latent = "the flow has no to_latent(theta, x), so no PIT values"
+    no_sample = "the flow has no sample(x, n, seed)"
+    missing: dict[str, str] = {}
+    if not has_latent:
+        missing["pit"] = missing["latent"] = no_latent
+    if theta.shape[1] < 2:
+        missing["two_parameters"] = "θ has one parameter"
+    if not has_sample:
+        missing["ranks"] = missing["draws"] = no_sample
+    if reference is None:
+        missing["reference"] = "no reference draws were given"
+    elif not has_sample:
+        missing["reference"] = no_sample
+
+    def draws_at(i: int, x_o: np.ndarray, n_draws: int, rng: Any) -> np.ndarray:
+        return flow.sample(x_o, n_draws, rng)
+
+    return ReportInputs(
+        n=theta.shape[0],
+        n_params=theta.shape[1],
+        n_features=x.shape[1],
+        pit_values=pit(flow, theta, x) if has_latent else None,
+        x=x,
+        x_eval=x_eval,
+        theta=theta,
+        flow=flow,
+        sampler=flow if has_sample else None,
+        sample_x=x,
+        n_draws=options["n_posterior_samples"],
+        reference=reference,
+        draws_at_reference=draws_at if has_sample else None,
+        regressor=options["regressor"],
+        classifier=options["classifier"],
+        n_jobs=options["n_jobs"],
+        missing=missing,
     )
-
-
-def build_report(
-    *,
-    n: int,
-    n_params: int,
-    n_features: int,
-    runners: dict[str, Callable[[np.random.Generator], Any] | str],
-    checks: Any,
-    seed: SeedLike,
-    settings: dict[str, Any],
-    input_hash: str,
-    progress: bool = False,
-) -> PosteriorReport:
-    """Run the checks and assemble a :class:`PosteriorReport` (one implementation for all callers).
-
-    ``runners`` maps a check name to a function of a child generator that returns its result, or
-    to a string saying why the check cannot run. Each check gets its own child of ``seed``, so
-    selecting fewer checks leaves the others' results unchanged.
-    """
-    selected = _select(checks)
-    rng, seed_used = check_seed(seed)
-    children = dict(zip(CHECKS, rng.spawn(len(CHECKS))))
-    outcomes = []
-    from tqdm.auto import tqdm
-
-    for name in tqdm(selected, desc="checks", disable=not progress, leave=False):
-        runner = runners.get(name, "no input for this check")
-        started = time.perf_counter()
-        if isinstance(runner, str):
-            outcomes.append(CheckOutcome(name, ABOUT[name][0], None, runner, 0.0))
-            continue
-        result = runner(children[name])
-        outcomes.append(
-            CheckOutcome(name, ABOUT[name][0], result, None, time.perf_counter() - started)
-        )
-    return PosteriorReport(
-        outcomes=tuple(outcomes),
-        n=n,
-        n_params=n_params,
-        n_features=n_features,
-        seed_used=seed_used,
-        settings=settings,
-        versions=_versions(),
-        input_hash=input_hash,
-    )
-
-
-def _select(checks: Any) -> list[str]:
-    if isinstance(checks, str) and checks == "all":
-        return list(CHECKS)
-    if not isinstance(checks, str) and not hasattr(checks, "__iter__"):
-        msg = f"`checks` must be 'all', a check name or a list of names; got {checks!r}."
-        raise TypeError(msg)
-    names = [checks] if isinstance(checks, str) else list(checks)
-    unknown = [c for c in names if c not in CHECKS]
-    if unknown or not names:
-        msg = f"`checks` must be 'all' or names among {list(CHECKS)}; got {checks!r}."
-        raise ValueError(msg)
-    return [c for c in CHECKS if c in names]
-
-
-def _check_reference(
-    reference: Any, n_params: int, n_features: int
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Validated ``(x_o, draws)`` pairs: x_o of shape (1, d) like ``x``, draws (n, m) like ``theta``."""
-    out = []
-    for i, pair in enumerate(check_nonempty(reference, "reference")):
-        if isinstance(pair, str | bytes) or not hasattr(pair, "__len__") or len(pair) != 2:
-            msg = f"`reference[{i}]` must be a pair (x_o, draws); got {type(pair).__name__}."
-            raise TypeError(msg)
-        x_o, draws = pair
-        name = f"reference[{i}] x_o"
-        x_o = check_samples(as_numpy(x_o, name).reshape(1, -1), name, min_samples=1)
-        if x_o.shape[1] != n_features:
-            msg = f"`{name}` must have {n_features} values like a row of `x`; got {x_o.shape[1]}."
-            raise ValueError(msg)
-        name = f"reference[{i}] draws"
-        draws = check_samples(draws, name)
-        if draws.shape[1] != n_params:
-            msg = f"`{name}` must have {n_params} columns like `theta`; got {draws.shape[1]}."
-            raise ValueError(msg)
-        out.append((x_o, draws))
-    return out
 
 
 def validate_posterior(
@@ -428,9 +172,11 @@ def validate_posterior(
         with that reason. The kNN null fits share one neighbour index, so the
         local checks stay fast at the automatic B (see Notes).
     classifier : str
-        Classifier of the C2ST check (``"logistic"`` or sbibm's ``"mlp"``).
+        Classifier of the C2ST check (``"logistic"`` or sbibm's ``"mlp"``; the names are
+        ``modelcompare.twosample.CLASSIFIERS``).
     seed : int, Generator or None
-        Seeds every check; each check draws from its own child stream.
+        Seeds every check; each check draws from its own stream, keyed by its name, so that
+        choosing other checks leaves its result unchanged.
     n_jobs : int or None
         joblib workers for the null fits.
     progress : bool
@@ -507,87 +253,30 @@ def validate_posterior(
         n_resamples = check_int(n_resamples, "n_resamples", low=1)
     n_jobs = check_n_jobs(n_jobs)
     progress = check_bool(progress, "progress")
-    regressor = _check_regressor(regressor)
-    _select(checks)  # refuse bad names before any check runs
+    regressor = check_regressor(regressor)
+    classifier = check_classifier(classifier)
+    select(checks)  # refuse bad names before any check runs
     if reference is not None:
-        reference = _check_reference(reference, theta.shape[1], x.shape[1])
+        reference = check_reference(reference, theta.shape[1], x.shape[1])
     original = flow
     flow = _as_protocol(flow)
     x_eval = default_x_eval(x) if x_eval is None else check_samples(x_eval, "x_eval", min_samples=1)
-    has_latent, has_sample = hasattr(flow, "to_latent"), hasattr(flow, "sample")
-    no_latent = "the flow has no to_latent(theta, x), so no PIT values"
-    no_sample = "the flow has no sample(x, n, seed)"
-    pit_values = pit(flow, theta, x) if has_latent else None
-    resamples: dict[str, int] = {}  # B per resampling check, planned once the runners are known
-    local = {"regressor": regressor, "n_jobs": n_jobs}
-
-    runners: dict[str, Any] = {
-        "sbc": (lambda r: sbc(flow, theta, x, n_posterior_samples=n_posterior_samples, seed=r))
-        if has_sample
-        else no_sample,
-        "tarp": (lambda r: tarp(flow, theta, x, n_posterior_samples=n_posterior_samples, seed=r))
-        if has_sample
-        else no_sample,
-    }
-    if pit_values is not None:
-        runners |= {
-            "global_coverage": lambda r: global_coverage_test(pit_values, seed=r),
-            "pit_independence": lambda r: pit_independence_test(pit_values),
-            "local_coverage": lambda r: _quiet_resolution(
-                lambda: local_coverage_test(
-                    pit_values, x, x_eval, n_resamples=resamples["local_coverage"], seed=r, **local
-                )
-            ),
-            "local_independence": lambda r: _quiet_resolution(
-                lambda: local_independence_test(
-                    pit_values,
-                    x,
-                    x_eval,
-                    n_resamples=resamples["local_independence"],
-                    seed=r,
-                    **local,
-                )
-            ),
-            "lc2st_nf": lambda r: _quiet_resolution(
-                lambda: lc2st_nf(
-                    flow,
-                    theta,
-                    x,
-                    x_eval,
-                    n_resamples=resamples["lc2st_nf"],
-                    n_jobs=n_jobs,
-                    seed=r,
-                )
-            ),
-        }
-    else:
-        for name in ("global_coverage", "pit_independence", "local_coverage"):
-            runners[name] = no_latent
-        runners["local_independence"] = runners["lc2st_nf"] = no_latent
-    if pit_values is not None and theta.shape[1] < 2:
-        runners["pit_independence"] = runners["local_independence"] = "θ has one parameter"
-    elif pit_values is not None and (why := _no_independence_regressor(regressor)):
-        runners["local_independence"] = why
-    if reference is None:
-        runners["c2st"] = "no reference draws were given"
-    elif not has_sample:
-        runners["c2st"] = no_sample
-    else:
-        runners["c2st"] = lambda r: _reference_c2st(flow.sample, reference, r, classifier)
-
-    resamples |= _plan_resamples(
-        runners,
-        checks,
-        n_resamples,
-        m=theta.shape[1],
-        e=x_eval.shape[0],
-        limits={"local_coverage": max_null_resamples(*x.shape, level_grid(None).size)},
+    inputs = _flow_inputs(
+        flow,
+        theta,
+        x,
+        x_eval,
+        reference,
+        n_posterior_samples=n_posterior_samples,
+        regressor=regressor,
+        classifier=classifier,
+        n_jobs=n_jobs,
     )
     settings = {
         "n_posterior_samples": n_posterior_samples,
-        "n_resamples": dict(resamples),
+        "n_resamples": None,  # the plan's B per resampling check, filled in by the builder
         "n_resamples_auto": n_resamples is None,
-        "regressor": regressor if isinstance(regressor, str) else type(regressor).__name__,
+        "regressor": regressor_name(regressor),
         "classifier": classifier,
         "n_eval_points": int(x_eval.shape[0]),
         "x_eval": x_eval,
@@ -595,14 +284,12 @@ def validate_posterior(
     ref_arrays = [np.asarray(d, dtype=float) for _, d in reference] if reference else []
     with thread_limits(n_jobs=n_jobs):
         report = build_report(
-            n=theta.shape[0],
-            n_params=theta.shape[1],
-            n_features=x.shape[1],
-            runners=runners,
+            inputs,
             checks=checks,
+            n_resamples=n_resamples,
             seed=seed,
             settings=settings,
-            input_hash=_hash(theta, x, x_eval, *ref_arrays),
+            input_hash=input_hash(theta, x, x_eval, *ref_arrays),
             progress=progress,
         )
     if compare_with is None:
@@ -621,163 +308,3 @@ def validate_posterior(
         n_jobs=n_jobs,
     )
     return dataclasses.replace(report, comparison=comparison)
-
-
-def report_from_arrays(
-    *,
-    pit_values: Any = None,
-    x: Any = None,
-    x_eval: Any = None,
-    ranks: Any = None,
-    n_posterior_samples: int | None = None,
-    posterior_samples: Any = None,
-    theta: Any = None,
-    reference: Sequence[tuple[Any, Any]] | None = None,
-    posterior_samples_at_reference: Sequence[Any] | None = None,
-    checks: Any = "all",
-    n_resamples: int | None = None,
-    regressor: Any = "knn",
-    levels: Any = None,
-    statistic: str = "mse",
-    eval_correction: str = "holm",
-    classifier: str = "logistic",
-    seed: SeedLike = None,
-    n_jobs: int | None = None,
-) -> PosteriorReport:
-    """A :class:`PosteriorReport` from precomputed inputs (the command line's ``report``).
-
-    PIT values (with ``x``) feed the PIT checks; SBC ranks (with ``n_posterior_samples``) feed
-    SBC; ``posterior_samples``, the posterior's draws of shape (N, S, m) with their ``theta``,
-    feed TARP (and SBC when no ranks are given); ``reference`` draws with the posterior's
-    ``posterior_samples_at_reference`` at the same observations feed C2ST. L-C2ST-NF needs the flow itself and is skipped.
-
-    ``n_resamples`` and ``regressor`` work as in :func:`validate_posterior`. ``levels`` is the
-    credibility grid of the global and local coverage checks (:func:`level_grid`; default 99
-    levels), ``statistic`` the local coverage statistic and ``eval_correction`` the local checks'
-    correction across evaluation points (see :func:`local_coverage_test`).
-    """
-    n_jobs = check_n_jobs(n_jobs)
-    regressor = _check_regressor(regressor)
-    if n_resamples is not None:
-        n_resamples = check_int(n_resamples, "n_resamples", low=1)
-    grid = level_grid(levels)
-    runners: dict[str, Any] = {
-        "sbc": "needs SBC ranks (with n_posterior_samples) or posterior draws with theta",
-        "tarp": "needs posterior draws with theta",
-        "global_coverage": "needs PIT values",
-        "pit_independence": "needs PIT values of two or more parameters",
-        "local_coverage": "needs PIT values and x",
-        "local_independence": "needs PIT values of two or more parameters and x",
-        "lc2st_nf": "needs the flow itself, not arrays",
-        "c2st": "needs reference draws and the posterior's draws at the same observations",
-    }
-    sizes = {"n": 0, "n_params": 0, "n_features": 0}
-    resamples: dict[str, int] = {}  # B per resampling check, planned once the runners are known
-    n_eval = 0
-    if pit_values is not None:
-        pit_values = check_samples(pit_values, "pit_values")
-        sizes.update(n=pit_values.shape[0], n_params=pit_values.shape[1])
-        runners["global_coverage"] = lambda r: global_coverage_test(pit_values, levels=grid, seed=r)
-        if pit_values.shape[1] >= 2:
-            runners["pit_independence"] = lambda r: pit_independence_test(pit_values)
-        if x is not None:
-            x = check_samples(x, "x")
-            check_same_rows([("pit_values", pit_values), ("x", x)], what="the report")
-            sizes["n_features"] = x.shape[1]
-            x_eval = (
-                default_x_eval(x)
-                if x_eval is None
-                else check_samples(x_eval, "x_eval", min_samples=1)
-            )
-            n_eval = int(x_eval.shape[0])
-            local = {"regressor": regressor, "eval_correction": eval_correction, "n_jobs": n_jobs}
-            runners["local_coverage"] = lambda r: _quiet_resolution(
-                lambda: local_coverage_test(
-                    pit_values,
-                    x,
-                    x_eval,
-                    levels=grid,
-                    statistic=statistic,
-                    n_resamples=resamples["local_coverage"],
-                    seed=r,
-                    **local,
-                )
-            )
-            if pit_values.shape[1] >= 2:
-                runners["local_independence"] = lambda r: _quiet_resolution(
-                    lambda: local_independence_test(
-                        pit_values,
-                        x,
-                        x_eval,
-                        n_resamples=resamples["local_independence"],
-                        seed=r,
-                        **local,
-                    )
-                )
-                if why := _no_independence_regressor(regressor):
-                    runners["local_independence"] = why
-    draws = None if posterior_samples is None else np.asarray(posterior_samples, dtype=float)
-    if draws is not None:
-        if draws.ndim != 3:
-            msg = f"`posterior_samples` must have shape (N, S, m); got {draws.shape}."
-            raise ValueError(msg)
-        theta = check_samples(theta, "theta")
-        stand_in = _Draws(draws)
-        s = draws.shape[1]
-        dummy_x = np.zeros((draws.shape[0], 1))
-        runners["tarp"] = lambda r: tarp(stand_in, theta, dummy_x, n_posterior_samples=s, seed=r)
-        if ranks is None:
-            ranks = (draws < theta[:, None, :]).sum(axis=1)
-            n_posterior_samples = s
-        sizes.update(n=sizes["n"] or draws.shape[0], n_params=draws.shape[2])
-    if ranks is not None:
-        if n_posterior_samples is None:
-            msg = "`n_posterior_samples` is needed with `ranks` (ranks lie in 0..S)."
-            raise ValueError(msg)
-        runners["sbc"] = lambda r: sbc_test(ranks, n_posterior_samples, seed=r)
-    if reference is not None:
-        at_reference = posterior_samples_at_reference
-        if at_reference is None or len(at_reference) != len(reference):
-            msg = (
-                "`posterior_samples_at_reference` must give the posterior's draws at every "
-                "reference observation."
-            )
-            raise ValueError(msg)
-        samples = [np.asarray(s, dtype=float) for s in at_reference]
-        lookup = dict(enumerate(samples))
-        calls = iter(range(len(samples)))
-
-        def sample(x_o: Any, n_draws: int, seed: Any) -> np.ndarray:
-            return lookup[next(calls)][:n_draws]
-
-        runners["c2st"] = lambda r: _reference_c2st(sample, reference, r, classifier)
-    resamples |= _plan_resamples(
-        runners,
-        checks,
-        n_resamples,
-        m=sizes["n_params"],
-        e=n_eval,
-        limits={"local_coverage": max_null_resamples(sizes["n"], sizes["n_features"], grid.size)},
-    )
-    settings: dict[str, Any] = {
-        "n_resamples": dict(resamples),
-        "n_resamples_auto": n_resamples is None,
-        "regressor": regressor if isinstance(regressor, str) else type(regressor).__name__,
-        "n_levels": int(grid.size),
-        "statistic": statistic,
-        "eval_correction": eval_correction,
-        "classifier": classifier,
-        "from": "arrays",
-    }
-    if n_eval:
-        settings.update(n_eval_points=n_eval, x_eval=x_eval)
-    arrays = [pit_values, x, x_eval, ranks, draws, theta]
-    with thread_limits(n_jobs=n_jobs):  # one scan of the thread pools for all the null fits
-        return build_report(
-            **sizes,
-            runners=runners,
-            checks=checks,
-            seed=seed,
-            settings=settings,
-            input_hash=_hash(*[a for a in arrays if a is not None]),
-        )

@@ -1,0 +1,107 @@
+"""The one builder of the posterior report: run the registered checks on one inputs object."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.task_seeds import task_seed
+from modelcompare.workflows._checks import REGISTRY, Check, ReportInputs, select
+from modelcompare.workflows._planning import plan_resamples
+from modelcompare.workflows._report import CheckOutcome, PosteriorReport
+
+__all__ = ["build_report", "check_stream"]
+
+
+def check_stream(base: int, name: str) -> np.random.Generator:
+    """The random stream of the check called ``name`` under the report's base seed ``base``.
+
+    Keyed by the name (a SHA-256 ``spawn_key`` of a :class:`numpy.random.SeedSequence`), not by
+    the check's position, so that adding, removing or reordering checks leaves every other
+    check's seeded result unchanged.
+
+    Examples
+    --------
+    >>> a, b = check_stream(0, "sbc"), check_stream(0, "sbc")
+    >>> bool(a.integers(2**32) == b.integers(2**32))
+    True
+    """
+    return np.random.default_rng(task_seed(base, f"report check {name}"))
+
+
+def build_report(
+    inputs: ReportInputs,
+    *,
+    checks: Any = "all",
+    n_resamples: int | None = None,
+    seed: SeedLike = None,
+    settings: dict[str, Any] | None = None,
+    input_hash: str = "",
+    progress: bool = False,
+    registry: Sequence[Check] = REGISTRY,
+) -> PosteriorReport:
+    """Run the selected checks of ``registry`` on ``inputs``; one :class:`PosteriorReport`.
+
+    Each check is skipped with its reason when ``inputs`` miss one of its needs; the resampling
+    checks that run get the B :func:`plan_resamples` chooses (``settings["n_resamples"]``); then
+    each check runs on its own stream, keyed by its name (:func:`check_stream`).
+    """
+    selected = select(checks, registry)
+    reasons = {c.name: c.skip_reason(inputs) for c in selected}
+    running = [c for c in selected if reasons[c.name] is None]
+    limits = {c.name: c.resample_limit(inputs) for c in running if c.resample_limit is not None}
+    resamples = plan_resamples(
+        running,
+        n_resamples,
+        m=inputs.n_params,
+        e=0 if inputs.x_eval is None else int(inputs.x_eval.shape[0]),
+        limits=limits,
+        stacklevel=4,  # the caller of the front door that called this builder
+    )
+    inputs = inputs.with_resamples(resamples)
+    rng, seed_used = check_seed(seed)
+    base = seed_used if seed_used is not None else int(rng.integers(2**63))
+    from tqdm.auto import tqdm
+
+    outcomes = []
+    for check in tqdm(selected, desc="checks", disable=not progress, leave=False):
+        reason = reasons[check.name]
+        if reason is not None:
+            outcomes.append(CheckOutcome(check.name, check.tests, None, reason, 0.0, check.score))
+            continue
+        started = time.perf_counter()
+        result = check.run(inputs, check_stream(base, check.name))
+        elapsed = time.perf_counter() - started
+        outcomes.append(CheckOutcome(check.name, check.tests, result, None, elapsed, check.score))
+    settings = dict(settings or {})
+    settings["n_resamples"] = dict(resamples)
+    return PosteriorReport(
+        outcomes=tuple(outcomes),
+        n=inputs.n,
+        n_params=inputs.n_params,
+        n_features=inputs.n_features,
+        seed_used=seed_used,
+        settings=settings,
+        versions=_versions(),
+        input_hash=input_hash,
+    )
+
+
+def _versions() -> dict[str, str]:
+    import sys
+    from importlib import metadata
+
+    out = {"modelcompare": metadata.version("modelcompare")}
+    for name in ("numpy", "scipy", "scikit-learn", "torch"):
+        module = {"scikit-learn": "sklearn"}.get(name, name)
+        if name == "torch" and "torch" not in sys.modules:
+            continue
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:  # pragma: no cover - installed from source
+            out[name] = getattr(sys.modules.get(module), "__version__", "?")
+    return out

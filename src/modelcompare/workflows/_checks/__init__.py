@@ -1,0 +1,84 @@
+"""The registry of the posterior report's checks: one module per check, one line per check here.
+
+A check is a :class:`Check` (its name, what it tests, what it needs, its multiplicity and how it
+runs); :func:`modelcompare.workflows._build.build_report` runs the registered checks on one
+:class:`ReportInputs`. To add a check, write its module (a ``CHECK = Check(...)``) and add one
+line to :data:`REGISTRY`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from modelcompare.workflows._checks import (
+    c2st,
+    global_coverage,
+    lc2st_nf,
+    local_coverage,
+    local_independence,
+    pit_independence,
+    sbc,
+    tarp,
+)
+from modelcompare.workflows._checks._base import NEEDS, Check, ReportInputs
+
+__all__ = [
+    "NEEDS",
+    "REGISTRY",
+    "Check",
+    "ReportInputs",
+    "check_names",
+    "lookup",
+    "select",
+]
+
+#: The checks of the posterior report, in the order the report lists them.
+REGISTRY: tuple[Check, ...] = (
+    sbc.CHECK,
+    tarp.CHECK,
+    global_coverage.CHECK,
+    pit_independence.CHECK,
+    local_coverage.CHECK,
+    local_independence.CHECK,
+    lc2st_nf.CHECK,
+    c2st.CHECK,
+)
+
+
+def check_names(
+    supplied: Collection[str] | None = None, registry: Sequence[Check] = REGISTRY
+) -> tuple[str, ...]:
+    """The names of the registered checks, or of those whose every need is in ``supplied``.
+
+    Examples
+    --------
+    >>> check_names()[:3]
+    ('sbc', 'tarp', 'global_coverage')
+    >>> check_names({"pit", "two_parameters"})
+    ('global_coverage', 'pit_independence')
+    """
+    if supplied is None:
+        return tuple(c.name for c in registry)
+    return tuple(c.name for c in registry if set(c.needs) <= set(supplied))
+
+
+def lookup(name: str, registry: Sequence[Check] = REGISTRY) -> Check | None:
+    """The registered check called ``name``, or None."""
+    return next((c for c in registry if c.name == name), None)
+
+
+def select(checks: Any, registry: Sequence[Check] = REGISTRY) -> list[Check]:
+    """The checks named by ``checks`` ('all', a name or a list of names), in registry order."""
+    names = check_names(registry=registry)
+    if isinstance(checks, str) and checks == "all":
+        return list(registry)
+    if not isinstance(checks, str) and not hasattr(checks, "__iter__"):
+        msg = f"`checks` must be 'all', a check name or a list of names; got {checks!r}."
+        raise TypeError(msg)
+    wanted = [checks] if isinstance(checks, str) else list(checks)
+    unknown = [c for c in wanted if c not in names]
+    if unknown or not wanted:
+        msg = f"`checks` must be 'all' or names among {list(names)}; got {checks!r}."
+        raise ValueError(msg)
+    return [c for c in registry if c.name in wanted]

@@ -1,0 +1,47 @@
+"""L-C2ST-NF (Linhart et al. 2023) at the evaluation points."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from modelcompare.workflows._checks._base import Check, ReportInputs, quiet_resolution
+from modelcompare.workflows._checks._figures import draw_per_point
+
+__all__ = ["CHECK"]
+
+NAME = "lc2st_nf"
+
+
+def run(inputs: ReportInputs, rng: np.random.Generator) -> Any:
+    """L-C2ST-NF of the flow's latent with the planned B."""
+    from modelcompare.posterior import lc2st_nf
+
+    return quiet_resolution(
+        lambda: lc2st_nf(
+            inputs.flow,
+            inputs.theta,
+            inputs.x,
+            inputs.x_eval,
+            n_resamples=inputs.n_resamples[NAME],
+            n_jobs=inputs.n_jobs,
+            seed=rng,
+        )
+    )
+
+
+def draw(fig: Any, result: Any) -> None:
+    """The statistic at each evaluation point against its null quantile."""
+    draw_per_point(fig, result, NAME)
+
+
+CHECK = Check(
+    name=NAME,
+    tests="the flow's latent is N(0, I) at each evaluation point x (L-C2ST-NF)",
+    reading="Statistics above the null quantile mark evaluation points where the posterior is wrong.",
+    needs=("latent", "x"),
+    run=run,
+    tests_per_point=lambda m: 1,  # one classifier test per evaluation point
+    draw=draw,
+)

@@ -1,0 +1,65 @@
+"""The local independence test of the PIT values at the evaluation points."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from modelcompare.workflows._checks._base import Check, ReportInputs, quiet_resolution
+from modelcompare.workflows._checks._figures import draw_per_point
+
+__all__ = ["CHECK"]
+
+NAME = "local_independence"
+
+
+def run(inputs: ReportInputs, rng: np.random.Generator) -> Any:
+    """The local independence test with the planned B (the report warns about B itself)."""
+    from modelcompare.posterior import local_independence_test
+
+    return quiet_resolution(
+        lambda: local_independence_test(
+            inputs.pit_values,
+            inputs.x,
+            inputs.x_eval,
+            regressor=inputs.regressor,
+            eval_correction=inputs.eval_correction,
+            n_resamples=inputs.n_resamples[NAME],
+            n_jobs=inputs.n_jobs,
+            seed=rng,
+        )
+    )
+
+
+def refuse(inputs: ReportInputs) -> str | None:
+    """A classifier regressor has no counterpart here: the test regresses products."""
+    from modelcompare.posterior import INDEPENDENCE_REGRESSORS
+
+    regressor = inputs.regressor
+    if isinstance(regressor, str) and regressor not in INDEPENDENCE_REGRESSORS:
+        return (
+            f"regressor {regressor!r} classifies; the local independence test regresses "
+            f"and takes {' or '.join(map(repr, INDEPENDENCE_REGRESSORS))}"
+        )
+    return None
+
+
+def draw(fig: Any, result: Any) -> None:
+    """The statistic at each evaluation point against its null quantile."""
+    draw_per_point(fig, result, NAME)
+
+
+CHECK = Check(
+    name=NAME,
+    tests="PIT values of different parameters are independent at each evaluation point x",
+    reading=(
+        "Rejections point to the evaluation points where the dependence between parameters is "
+        "wrong."
+    ),
+    needs=("pit", "two_parameters", "x"),
+    run=run,
+    tests_per_point=lambda m: m * (m - 1) // 2,  # Bonferroni over the K pairs
+    refuse=refuse,
+    draw=draw,
+)

@@ -1,0 +1,38 @@
+"""Pairwise independence of the PIT values of different parameters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from modelcompare.workflows._checks._base import Check, ReportInputs
+
+__all__ = ["CHECK"]
+
+
+def run(inputs: ReportInputs, rng: np.random.Generator) -> Any:
+    """The independence test of the PIT values (deterministic: ``rng`` is not used)."""
+    from modelcompare.posterior import pit_independence_test
+
+    return pit_independence_test(inputs.pit_values)
+
+
+def draw(fig: Any, result: Any) -> None:
+    """The correlation matrix of the Gaussianised PIT values."""
+    from modelcompare.posterior import plot_pit_correlations
+
+    plot_pit_correlations(result, ax=fig.subplots())
+
+
+CHECK = Check(
+    name="pit_independence",
+    tests="PIT values of different parameters are independent (the joint, not only the marginals)",
+    reading=(
+        "Off-diagonal entries near 0 are expected; a strong correlation means the estimator "
+        "misses the dependence between parameters."
+    ),
+    needs=("pit", "two_parameters"),
+    run=run,
+    draw=draw,
+)

@@ -1,0 +1,192 @@
+"""``report_from_arrays``: the posterior report from precomputed inputs (the command line's)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from modelcompare._foundation.seeds import SeedLike
+from modelcompare._foundation.threads import thread_limits
+from modelcompare._foundation.validation import (
+    check_int,
+    check_n_jobs,
+    check_same_rows,
+    check_samples,
+)
+from modelcompare.posterior import level_grid
+from modelcompare.workflows._build import build_report
+from modelcompare.workflows._checks import ReportInputs
+from modelcompare.workflows._inputs import (
+    StoredDraws,
+    check_classifier,
+    check_regressor,
+    default_x_eval,
+    input_hash,
+    regressor_name,
+)
+from modelcompare.workflows._report import PosteriorReport
+
+__all__ = ["report_from_arrays"]
+
+# Why each need of a check goes unmet when the report is built from arrays.
+_MISSING = {
+    "pit": "needs PIT values",
+    "x": "needs x with the PIT values",
+    "two_parameters": "needs PIT values of two or more parameters",
+    "ranks": "needs SBC ranks (with n_posterior_samples) or posterior draws with theta",
+    "draws": "needs posterior draws with theta",
+    "latent": "needs the flow itself, not arrays",
+    "reference": "needs reference draws and the posterior's draws at the same observations",
+}
+
+
+def report_from_arrays(
+    *,
+    pit_values: Any = None,
+    x: Any = None,
+    x_eval: Any = None,
+    ranks: Any = None,
+    n_posterior_samples: int | None = None,
+    posterior_samples: Any = None,
+    theta: Any = None,
+    reference: Sequence[tuple[Any, Any]] | None = None,
+    posterior_samples_at_reference: Sequence[Any] | None = None,
+    checks: Any = "all",
+    n_resamples: int | None = None,
+    regressor: Any = "knn",
+    levels: Any = None,
+    statistic: str = "mse",
+    eval_correction: str = "holm",
+    classifier: str = "logistic",
+    seed: SeedLike = None,
+    n_jobs: int | None = None,
+) -> PosteriorReport:
+    """A :class:`PosteriorReport` from precomputed inputs (the command line's ``report``).
+
+    PIT values (with ``x``) feed the PIT checks; SBC ranks (with ``n_posterior_samples``) feed
+    SBC; ``posterior_samples``, the posterior's draws of shape (N, S, m) with their ``theta``,
+    feed TARP (and SBC when no ranks are given); ``reference`` draws with the posterior's
+    ``posterior_samples_at_reference`` at the same observations feed C2ST. L-C2ST-NF needs the
+    flow itself and is skipped.
+
+    ``n_resamples`` and ``regressor`` work as in :func:`validate_posterior`. ``levels`` is the
+    credibility grid of the global and local coverage checks (:func:`level_grid`; default 99
+    levels), ``statistic`` the local coverage statistic and ``eval_correction`` the local checks'
+    correction across evaluation points (see :func:`local_coverage_test`).
+    """
+    n_jobs = check_n_jobs(n_jobs)
+    regressor = check_regressor(regressor)
+    classifier = check_classifier(classifier)
+    if n_resamples is not None:
+        n_resamples = check_int(n_resamples, "n_resamples", low=1)
+    grid = level_grid(levels)
+    missing = dict(_MISSING)
+    fields: dict[str, Any] = {}
+    if pit_values is not None:
+        fields |= _pit_fields(pit_values, x, x_eval, missing)
+    draws = None if posterior_samples is None else np.asarray(posterior_samples, dtype=float)
+    if draws is not None:
+        if draws.ndim != 3:
+            msg = f"`posterior_samples` must have shape (N, S, m); got {draws.shape}."
+            raise ValueError(msg)
+        theta = check_samples(theta, "theta")
+        fields |= {
+            "theta": theta,
+            "sampler": StoredDraws(draws),
+            "sample_x": np.zeros((draws.shape[0], 1)),  # the stored draws need no x
+            "n_draws": draws.shape[1],
+            "n_params": draws.shape[2],
+        }
+        fields.setdefault("n", draws.shape[0])
+        del missing["draws"]
+        if ranks is None:
+            ranks = (draws < theta[:, None, :]).sum(axis=1)
+            n_posterior_samples = draws.shape[1]
+    if ranks is not None:
+        if n_posterior_samples is None:
+            msg = "`n_posterior_samples` is needed with `ranks` (ranks lie in 0..S)."
+            raise ValueError(msg)
+        fields |= {"ranks": ranks, "n_posterior_samples": n_posterior_samples}
+        del missing["ranks"]
+    if reference is not None:
+        fields |= _reference_fields(reference, posterior_samples_at_reference)
+        del missing["reference"]
+    inputs = ReportInputs(
+        regressor=regressor,
+        classifier=classifier,
+        levels=grid,
+        statistic=statistic,
+        eval_correction=eval_correction,
+        n_jobs=n_jobs,
+        missing=missing,
+        **fields,
+    )
+    n_eval = 0 if inputs.x_eval is None else int(inputs.x_eval.shape[0])
+    settings: dict[str, Any] = {
+        "n_resamples": None,  # the plan's B per resampling check, filled in by the builder
+        "n_resamples_auto": n_resamples is None,
+        "regressor": regressor_name(regressor),
+        "n_levels": int(grid.size),
+        "statistic": statistic,
+        "eval_correction": eval_correction,
+        "classifier": classifier,
+        "from": "arrays",
+    }
+    if n_eval:
+        settings.update(n_eval_points=n_eval, x_eval=inputs.x_eval)
+    # the arrays as given where no check validated them, so that the hash covers every input
+    arrays = [
+        inputs.pit_values,
+        x if inputs.x is None else inputs.x,
+        x_eval if inputs.x_eval is None else inputs.x_eval,
+        inputs.ranks,
+        draws,
+        theta if inputs.theta is None else inputs.theta,
+    ]
+    with thread_limits(n_jobs=n_jobs):  # one scan of the thread pools for all the null fits
+        return build_report(
+            inputs,
+            checks=checks,
+            n_resamples=n_resamples,
+            seed=seed,
+            settings=settings,
+            input_hash=input_hash(*arrays),
+        )
+
+
+def _pit_fields(pit_values: Any, x: Any, x_eval: Any, missing: dict[str, str]) -> dict[str, Any]:
+    """The inputs PIT values (and their x's) supply; the needs they meet leave ``missing``."""
+    pit_values = check_samples(pit_values, "pit_values")
+    out: dict[str, Any] = {"pit_values": pit_values}
+    out |= {"n": pit_values.shape[0], "n_params": pit_values.shape[1]}
+    del missing["pit"]
+    if pit_values.shape[1] >= 2:
+        del missing["two_parameters"]
+    if x is not None:
+        x = check_samples(x, "x")
+        check_same_rows([("pit_values", pit_values), ("x", x)], what="the report")
+        if x_eval is None:
+            x_eval = default_x_eval(x)
+        else:
+            x_eval = check_samples(x_eval, "x_eval", min_samples=1)
+        out |= {"x": x, "x_eval": x_eval, "n_features": x.shape[1]}
+        del missing["x"]
+    return out
+
+
+def _reference_fields(reference: Sequence[tuple[Any, Any]], at_reference: Any) -> dict[str, Any]:
+    """The reference draws, and the posterior's stored draws at the same observations."""
+    if at_reference is None or len(at_reference) != len(reference):
+        msg = (
+            "`posterior_samples_at_reference` must give the posterior's draws at every "
+            "reference observation."
+        )
+        raise ValueError(msg)
+    samples = [np.asarray(s, dtype=float) for s in at_reference]
+
+    def draws_at(i: int, x_o: Any, n_draws: int, rng: Any) -> np.ndarray:
+        return samples[i][:n_draws]
+
+    return {"reference": reference, "draws_at_reference": draws_at}

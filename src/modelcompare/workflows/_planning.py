@@ -1,0 +1,109 @@
+"""The number of null resamples B of each resampling check of the posterior report.
+
+A Monte Carlo p-value (1 + #{T⁽ᵇ⁾ ≥ T}) / (1 + B) is at least 1/(B + 1); after Bonferroni over
+the tests at each evaluation point, Holm over the E points and Holm over the C tests of the
+report, the smallest p-value a check can report is (tests per point)·E·C/(B + 1)
+(:func:`modelcompare._foundation.pvalues.smallest_adjusted_pvalue`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+
+from modelcompare._foundation.errors import TooFewResamplesWarning
+from modelcompare._foundation.pvalues import resamples_needed, smallest_adjusted_pvalue
+from modelcompare.workflows._checks import Check
+
+__all__ = ["AUTO_ALPHA", "MIN_RESAMPLES", "correction_factors", "plan_resamples"]
+
+#: The fewest null resamples the report uses when it chooses B itself.
+MIN_RESAMPLES = 100
+
+#: The level at which the automatic B lets every resampling check reject.
+AUTO_ALPHA = 0.05
+
+
+def correction_factors(check: Check, m: int, e: int, n_tests: int) -> tuple[int, int, int]:
+    """(tests per evaluation point, evaluation points, tests of the report) of a resampling check."""
+    assert check.tests_per_point is not None  # only resampling checks are planned
+    return (max(check.tests_per_point(m), 1), e, n_tests)
+
+
+def plan_resamples(
+    running: Sequence[Check],
+    n_resamples: int | None,
+    *,
+    m: int,
+    e: int,
+    limits: Mapping[str, int],
+    stacklevel: int = 2,
+) -> dict[str, int]:
+    """The B of each resampling check among ``running``; warn when one cannot reach ``AUTO_ALPHA``.
+
+    ``running`` are the checks that will run; only the tests among them (not the scores) count
+    in the correction across checks. With ``n_resamples=None`` each check gets the smallest B (at
+    least :data:`MIN_RESAMPLES`) at which it can reach a Holm-adjusted p ≤ 0.05 in this report,
+    unless ``limits`` (the memory guard) caps it.
+
+    Examples
+    --------
+    >>> from modelcompare.workflows._checks import lookup
+    >>> plan_resamples([lookup("global_coverage"), lookup("local_coverage")], None, m=2, e=3,
+    ...                limits={})
+    {'local_coverage': 239}
+    """
+    n_tests = sum(not c.score for c in running)
+    factors = {
+        c.name: correction_factors(c, m, e, n_tests)
+        for c in running
+        if c.resampling and not c.score
+    }
+    needed = {name: resamples_needed(f) for name, f in factors.items()}
+    if n_resamples is None:
+        chosen = {name: max(b, MIN_RESAMPLES) for name, b in needed.items()}
+        chosen |= {
+            name: max(limits[name], 1)
+            for name, b in chosen.items()
+            if name in limits and limits[name] < b
+        }
+    else:
+        chosen = dict.fromkeys(needed, n_resamples)
+    short = [name for name, b in needed.items() if chosen[name] < b]
+    if short:
+        _warn_short(short, chosen, needed, factors, n_resamples, n_tests, stacklevel + 1)
+    return chosen
+
+
+def _warn_short(
+    short: Sequence[str],
+    chosen: Mapping[str, int],
+    needed: Mapping[str, int],
+    factors: Mapping[str, tuple[int, int, int]],
+    n_resamples: int | None,
+    n_tests: int,
+    stacklevel: int,
+) -> None:
+    lacking = "; ".join(
+        f"{name} runs with B={chosen[name]} (smallest attainable p "
+        f"{smallest_adjusted_pvalue(chosen[name], factors[name]):.3g}) and needs "
+        f"n_resamples >= {needed[name]}"
+        for name in short
+    )
+    cause, remedy = (
+        (
+            "The memory limit of the null regressions caps B",
+            "Raise the limit with the environment variable MODELCOMPARE_MAX_MEMORY.",
+        )
+        if n_resamples is None
+        else (
+            f"`n_resamples`={n_resamples} is too few",
+            "Pass `n_resamples=None` to choose B per check.",
+        )
+    )
+    warnings.warn(
+        f"{cause}: some resampling checks cannot reach a Holm-adjusted p <= {AUTO_ALPHA:g} "
+        f"in this report of {n_tests} checks: {lacking}. {remedy}",
+        TooFewResamplesWarning,
+        stacklevel=stacklevel,
+    )
