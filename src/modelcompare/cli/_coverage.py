@@ -76,9 +76,9 @@ def coverage_command(
       global_coverage pvalue (Holm across checks)  0.0023052
       ...
       x0  coordinates      T_z1      T_z2      pvalue   adjusted (holm)
-      0   (-1.16, -0.403)  0.00408   0.00373   0.06111  0.1222
-      1   (-2.27, 0.122)   0.00437   0.00385   0.03889  0.1167
-      2   (1.56, 0.103)    0.00216   0.00294   0.1333   0.1333
+      0   (-1.16, -0.403)  0.00408   0.00373   0.03333  0.08333
+      1   (-2.27, 0.122)   0.00437   0.00385   0.02778  0.08333
+      2   (1.56, 0.103)    0.00216   0.00294   0.08333  0.08333
 
     \b
     As a gate, at the report's default evaluation points:
