@@ -312,6 +312,68 @@ def test_plot_posterior_ranking(pairs) -> None:
         mc.plot_posterior_ranking({"pvalue": 0.1})
 
 
+def test_ranking_is_a_collection_with_a_family_wise_test(pairs) -> None:
+    from modelcompare._foundation.results import CollectionTestResult
+
+    theta, x = pairs
+    ranking = mc.rank_posteriors([MODEL.exact_flow(), MODEL.exact_flow(scale_factor=1.5)], theta, x)
+    assert isinstance(ranking, CollectionTestResult)
+    assert str(ranking).splitlines()[1].split()[:2] == ["first", "second"]  # the table is shown
+    assert ranking.decision(ranking.pvalue) is True
+    with pytest.raises(ValueError, match="`alpha`"):
+        ranking.decision(2.0)
+
+
+def test_plot_posterior_comparison_map(pairs) -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    theta, x = pairs
+    grid = np.array([(a, b) for a in (-1.0, 0.0, 1.0) for b in (-1.0, 1.0)])
+    exact, wide = MODEL.exact_flow(), MODEL.exact_flow(scale_factor=2.0)
+    result = mc.compare_posteriors(wide, exact, theta, x, x_eval=grid, seed=0)
+    assert result.where().tolist() == ["second"] * 6
+    fig, ax = plt.subplots()
+    assert mc.plot_posterior_comparison(result, ax=ax) is ax
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("x₁", "x₂")
+    legend = ax.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["first", "second", "neither"]
+    assert legend.get_title().get_text() == "closer at α = 0.05"
+    drawn = np.concatenate([c.get_offsets() for c in ax.collections])
+    assert sorted(map(tuple, drawn)) == sorted(map(tuple, grid))
+    assert len(fig.axes) == 2  # the colour bar
+    plt.close(fig)
+
+
+def test_plot_posterior_comparison_profile_and_errors(pairs) -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(1))
+    theta, x = model.simulate(600, seed=1)
+    x_eval = np.linspace(2, -2, 5)[:, None]  # unsorted: drawn along x
+    result = mc.compare_posteriors(
+        model.exact_flow(), model.exact_flow(scale_factor=1.5), theta, x, x_eval=x_eval, seed=0
+    )
+    ax = mc.plot_posterior_comparison(result, alpha=0.01)
+    assert ax.get_xlabel() == "x"
+    assert "nats" in ax.get_ylabel()
+    line = ax.get_lines()[0]
+    np.testing.assert_array_equal(line.get_xdata(), np.sort(x_eval[:, 0]))
+    np.testing.assert_allclose(line.get_ydata(), result.local_statistics[::-1])
+    assert ax.get_legend().get_title().get_text() == "closer at α = 0.01"
+    plt.close(ax.figure)
+    with pytest.raises(TypeError, match="`result` must be a PosteriorComparisonResult"):
+        mc.plot_posterior_comparison({"pvalue": 0.1})
+    plain = mc.compare_posteriors(model.exact_flow(), model.exact_flow(offset=[0.1]), theta, x)
+    with pytest.raises(ValueError, match="`x_eval`"):
+        mc.plot_posterior_comparison(plain)
+    with pytest.raises(ValueError, match="`alpha`"):
+        mc.plot_posterior_comparison(result, alpha=0.0)
+
+
 def test_validate_posterior_compare_with_is_a_section(pairs, tmp_path) -> None:
     theta, x = pairs
     checks = ["global_coverage", "pit_independence"]

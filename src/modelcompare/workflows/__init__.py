@@ -4,6 +4,7 @@ estimators by proper scores."""
 from modelcompare.workflows._compare_posteriors import (
     PosteriorComparisonResult,
     compare_posteriors,
+    plot_posterior_comparison,
 )
 from modelcompare.workflows._rank_posteriors import (
     PosteriorRankingResult,
@@ -20,6 +21,7 @@ __all__ = [
     "PosteriorReport",
     "ReferenceC2STResult",
     "compare_posteriors",
+    "plot_posterior_comparison",
     "plot_posterior_ranking",
     "rank_posteriors",
     "validate_posterior",

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.plotting import check_result_type, new_axes
 from modelcompare._foundation.results import (
     ConfidenceInterval,
     TestResult,
@@ -43,7 +44,12 @@ from modelcompare.workflows._posterior_scores import (
     replace_neg_inf,
 )
 
-__all__ = ["PosteriorComparisonResult", "compare_posteriors", "posterior_scores"]
+__all__ = [
+    "PosteriorComparisonResult",
+    "compare_posteriors",
+    "plot_posterior_comparison",
+    "posterior_scores",
+]
 
 SCORING_RULES = ("log", "energy")
 METHODS = ("t", "bootstrap")
@@ -382,3 +388,126 @@ def compare_posteriors(
         _test=test,
         **local,
     )
+
+
+#: marker of each verdict of :meth:`PosteriorComparisonResult.where`
+_VERDICT_MARKERS = {"first": "^", "second": "v", "neither": "o"}
+
+
+def _where_profile(
+    ax: Any, result: PosteriorComparisonResult, verdict: np.ndarray, label: str, **kw: Any
+) -> None:
+    """One x coordinate: the local means along it, with their unadjusted 95 % t intervals."""
+    from scipy import stats
+
+    order = np.argsort(result.x_eval[:, 0], kind="stable")
+    xs = result.x_eval[order, 0]
+    stat = result.local_statistics[order]
+    half = stats.t.ppf(0.975, result.n_neighbors - 1) * result.local_standard_errors[order]
+    style = {"color": "0.4", "lw": 1} | kw
+    ax.plot(xs, stat, **style)
+    ax.fill_between(xs, stat - half, stat + half, color="0.85", label="95 % interval (unadjusted)")
+    for name, marker in _VERDICT_MARKERS.items():
+        sel = verdict[order] == name
+        color = {"first": "C0", "second": "C3", "neither": "0.5"}[name]
+        ax.scatter(xs[sel], stat[sel], marker=marker, color=color, zorder=3, label=name)
+    ax.axhline(0.0, color="0.5", lw=1, ls="--")
+    ax.legend(loc="best", fontsize="small")
+    ax.set_xlabel("x")
+    ax.set_ylabel(label)
+
+
+def _where_map(
+    ax: Any, result: PosteriorComparisonResult, verdict: np.ndarray, label: str, **kw: Any
+) -> None:
+    """Two or more x coordinates: the evaluation points in (x₁, x₂), coloured by local mean."""
+    from matplotlib.lines import Line2D
+
+    stat = result.local_statistics
+    top = float(np.max(np.abs(stat))) or 1.0
+    style = {"cmap": "coolwarm_r", "vmin": -top, "vmax": top, "s": 70, "edgecolors": "k"} | kw
+    points = None
+    for name, marker in _VERDICT_MARKERS.items():
+        sel = verdict == name
+        points = ax.scatter(
+            result.x_eval[sel, 0],
+            result.x_eval[sel, 1],
+            c=stat[sel],
+            marker=marker,
+            linewidths=0.3 if name == "neither" else 1.2,
+            **style,
+        )
+    ax.figure.colorbar(points, ax=ax, label=label)
+    # the legend names the markers only: their colour is the colour bar's
+    handles = [
+        Line2D([], [], ls="", marker=m, mfc="w", mec="k", ms=8, label=name)
+        for name, m in _VERDICT_MARKERS.items()
+    ]
+    ax.legend(handles=handles, loc="best", fontsize="small")
+    ax.set_xlabel("x₁")
+    ax.set_ylabel("x₂")
+
+
+def plot_posterior_comparison(
+    result: PosteriorComparisonResult,
+    *,
+    ax: Any = None,
+    alpha: float = 0.05,
+    **kwargs: Any,
+) -> Any:
+    """The where-map of :func:`compare_posteriors`: which estimator is closer at each x_eval.
+
+    Each evaluation point is drawn with its verdict from
+    :meth:`~PosteriorComparisonResult.where` at ``alpha`` (after the result's multiplicity
+    correction): ▲ ``first`` is closer, ▼ ``second`` is closer, ● neither is shown to be. With
+    one x coordinate, the local mean score difference is drawn along x with its unadjusted 95 %
+    t interval; with two or more, the points sit at their first two coordinates and are coloured
+    by the local mean (blue: ``first`` is closer, red: ``second``).
+
+    Parameters
+    ----------
+    result : PosteriorComparisonResult
+        From :func:`compare_posteriors` run with ``x_eval``.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+    alpha : float
+        The level of the verdicts.
+    **kwargs
+        Passed to ``Axes.plot`` (one coordinate) or ``Axes.scatter`` (two or more).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        If the comparison was run without ``x_eval``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> import modelcompare as mc
+    >>> model = mc.ConditionalGaussianModel(noise_cov=np.eye(1))
+    >>> theta, x = model.simulate(1000, seed=0)
+    >>> exact, wide = model.exact_flow(), model.exact_flow(scale_factor=1.5)
+    >>> x_eval = np.linspace(-2, 2, 5)[:, None]
+    >>> result = mc.compare_posteriors(exact, wide, theta, x, x_eval=x_eval, seed=0)
+    >>> ax = mc.plot_posterior_comparison(result)
+    >>> ax.get_xlabel()
+    'x'
+    """
+    check_result_type(result, PosteriorComparisonResult, "compare_posteriors")
+    verdict = result.where(alpha)
+    ax = new_axes(ax, "plot_posterior_comparison")
+    unit = "nats" if result.scoring_rule == "log" else "energy units"
+    label = f"local mean difference ({unit}); > 0: first closer"
+    if result.x_eval.shape[1] == 1:
+        _where_profile(ax, result, verdict, label, **kwargs)
+    else:
+        _where_map(ax, result, verdict, label, **kwargs)
+    legend = ax.get_legend()
+    legend.set_title(f"closer at α = {check_alpha(alpha):g}", prop={"size": "small"})
+    return ax

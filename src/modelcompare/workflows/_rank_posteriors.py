@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from modelcompare._foundation.plotting import check_result_type, new_axes
-from modelcompare._foundation.results import Result, check_alpha, result_class
+from modelcompare._foundation.results import CollectionTestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, spawn
 from modelcompare._foundation.validation import check_fraction, check_int, check_n_jobs
 from modelcompare.cv import adjust_pvalues
@@ -20,7 +20,7 @@ __all__ = ["PosteriorRankingResult", "plot_posterior_ranking", "rank_posteriors"
 
 
 @result_class
-class PosteriorRankingResult(Result):
+class PosteriorRankingResult(CollectionTestResult):
     """k posterior estimators ranked by a proper score, with pairwise tests (:func:`rank_posteriors`).
 
     A collection: ``table`` has one row per pair (``first``, ``second``, ``statistic`` = the mean
@@ -61,10 +61,6 @@ class PosteriorRankingResult(Result):
     seed_used: int | None
     scores: np.ndarray
     _tests: tuple[Any, ...] = ()
-
-    def decision(self, alpha: float = 0.05) -> bool:
-        """True when some pair differs at family-wise level ``alpha`` (``pvalue <= alpha``)."""
-        return bool(self.pvalue <= check_alpha(alpha))
 
     def confidence_intervals(self, confidence_level: float = 0.95) -> np.ndarray:
         """Unadjusted intervals for the mean difference of each row of ``table``, shape (rows, 2)."""
