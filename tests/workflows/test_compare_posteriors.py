@@ -176,6 +176,86 @@ def test_options_are_validated(pairs, kwargs, match) -> None:
         mc.compare_posteriors(MODEL.exact_flow(), MODEL.exact_flow(), theta, x, **kwargs)
 
 
+class _Unscored:
+    """An estimator that fails the test if the comparison scores it."""
+
+    def log_prob(self, theta, x):
+        raise AssertionError("scored before the options were validated")
+
+    def sample(self, x, n, seed=None):
+        raise AssertionError("sampled before the options were validated")
+
+
+@pytest.mark.parametrize(
+    ("x_eval", "error", "match"),
+    [
+        (np.array([[np.nan, 0.0]]), ValueError, "`x_eval` must be finite; found NaN"),
+        (np.array([[0.0, np.inf]]), ValueError, "`x_eval` must be finite; found inf"),
+        (np.zeros((2, 3)), ValueError, "`x`, `x_eval` must have the same number of columns"),
+        (np.zeros(2), ValueError, "`x_eval` must be 2-D"),
+        (np.zeros((0, 2)), ValueError, "`x_eval` needs at least 1"),
+        ([], ValueError, "`x_eval` must be 2-D"),
+        (np.array([["a", "b"]]), TypeError, "`x_eval` must hold numeric data"),
+        ([[None, 1.0]], TypeError, "`x_eval` must hold numeric data"),
+        ("points.npy", TypeError, "`x_eval` must be numeric"),
+    ],
+)
+@pytest.mark.parametrize("scoring_rule", ["log", "energy"])
+def test_bad_x_eval_is_refused_before_scoring(pairs, x_eval, error, match, scoring_rule) -> None:
+    theta, x = pairs
+    with pytest.raises(error, match=match):
+        mc.compare_posteriors(
+            _Unscored(), _Unscored(), theta, x, x_eval=x_eval, scoring_rule=scoring_rule
+        )
+
+
+@pytest.mark.parametrize(
+    ("n_neighbors", "error", "match"),
+    [
+        (0, ValueError, r"`n_neighbors` must be in \[2, 400\]; got 0"),
+        (-3, ValueError, r"`n_neighbors` must be in \[2, 400\]; got -3"),
+        (1, ValueError, r"`n_neighbors` must be in \[2, 400\]; got 1"),
+        (401, ValueError, r"`n_neighbors` must be in \[2, 400\]; got 401"),
+        (2.5, TypeError, "`n_neighbors` must be an int"),
+        (True, TypeError, "`n_neighbors` must be an int; got True"),
+        ("10", TypeError, "`n_neighbors` must be an int"),
+    ],
+)
+@pytest.mark.parametrize("with_points", [True, False])
+def test_bad_n_neighbors_is_refused_before_scoring(
+    pairs, n_neighbors, error, match, with_points
+) -> None:
+    theta, x = pairs
+    x_eval = x[:3] if with_points else None
+    with pytest.raises(error, match=match):
+        mc.compare_posteriors(
+            _Unscored(), _Unscored(), theta, x, x_eval=x_eval, n_neighbors=n_neighbors
+        )
+
+
+def test_n_neighbors_may_be_all_pairs_and_a_numpy_int(pairs) -> None:
+    theta, x = pairs
+    a, b = MODEL.exact_flow(), MODEL.exact_flow(scale_factor=1.5)
+    full = mc.compare_posteriors(a, b, theta, x, x_eval=x[:2], n_neighbors=np.int64(400))
+    assert full.n_neighbors == 400
+    np.testing.assert_allclose(full.local_statistics, full.statistic)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n_resamples": 10**12}, "`n_resamples`"),
+        ({"n_posterior_samples": 10**7}, "`n_posterior_samples`"),
+    ],
+)
+def test_sizes_that_cannot_fit_are_refused_at_once(pairs, kwargs, match) -> None:
+    theta, x = pairs
+    with pytest.raises(mc.ResourceLimitError, match=match):
+        mc.compare_posteriors(_Unscored(), _Unscored(), theta, x, **kwargs)
+    with pytest.raises(mc.ResourceLimitError, match=match):
+        mc.rank_posteriors([_Unscored(), _Unscored()], theta, x, **kwargs)
+
+
 def test_inputs_are_validated_and_not_modified(pairs) -> None:
     theta, x = pairs
     flow = MODEL.exact_flow()

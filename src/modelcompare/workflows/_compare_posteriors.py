@@ -15,6 +15,7 @@ import numpy as np
 
 from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.plotting import check_result_type, new_axes
+from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import (
     ConfidenceInterval,
     TestResult,
@@ -155,6 +156,45 @@ def check_estimators_iv(
     x_arr = check_samples(x, "x", min_samples=3)
     check_same_rows([("theta", theta_arr), ("x", x_arr)], what="the calibration pairs")
     return theta_arr, x_arr
+
+
+def check_sizes_iv(
+    n_resamples: Any, n_posterior_samples: Any, shape: tuple[int, int]
+) -> tuple[int, int]:
+    """Validate the resample and draw counts, refusing at once those that cannot fit in memory."""
+    n_resamples = check_int(n_resamples, "n_resamples", low=1)
+    n_posterior_samples = check_int(n_posterior_samples, "n_posterior_samples", low=2)
+    # the bootstrap keeps its B sorted draws for the interval
+    check_memory(estimate_array_bytes(n_resamples), "the bootstrap-t draws", "n_resamples")
+    # the energy score's smallest block: one row's draws and their S × S distances
+    s, m = n_posterior_samples, shape[1]
+    check_memory(
+        estimate_array_bytes((s, m)) + 2 * estimate_array_bytes((s, s)),
+        "the energy score's draws and distances",
+        "n_posterior_samples",
+    )
+    return n_resamples, n_posterior_samples
+
+
+def _local_iv(
+    x_eval: Any, n_neighbors: Any, correction: Any, x: np.ndarray
+) -> tuple[np.ndarray | None, int | None]:
+    """Validate the where-map's options before any scoring: the points, k and the correction.
+
+    ``n_neighbors`` is checked even without ``x_eval``, so that a bad value never passes
+    silently.
+    """
+    n = x.shape[0]
+    if n_neighbors is not None:
+        check_int(n_neighbors, "n_neighbors", low=2, high=n)
+    if x_eval is None:
+        return None, None
+    eval_arr = check_samples(x_eval, "x_eval", min_samples=1)
+    check_same_width([("x", x), ("x_eval", eval_arr)], what="the local comparison")
+    k = math.ceil(n ** (2 / 3)) if n_neighbors is None else n_neighbors
+    k = check_int(k, "n_neighbors", low=2, high=n)
+    adjust_pvalues([], correction)  # validates `correction` before any scoring
+    return eval_arr, k
 
 
 def posterior_scores(
@@ -324,17 +364,12 @@ def compare_posteriors(
     True
     """
     theta_arr, x_arr = check_estimators_iv(theta, x, scoring_rule, alternative, method)
-    n_resamples = check_int(n_resamples, "n_resamples", low=1)
-    n_posterior_samples = check_int(n_posterior_samples, "n_posterior_samples", low=2)
+    n_resamples, n_posterior_samples = check_sizes_iv(
+        n_resamples, n_posterior_samples, theta_arr.shape
+    )
     n_jobs = check_n_jobs(n_jobs)
     n = theta_arr.shape[0]
-    eval_arr = None
-    if x_eval is not None:
-        eval_arr = check_samples(x_eval, "x_eval", min_samples=1)
-        check_same_width([("x", x_arr), ("x_eval", eval_arr)], what="the local comparison")
-        k = math.ceil(n ** (2 / 3)) if n_neighbors is None else n_neighbors
-        k = check_int(k, "n_neighbors", low=2, high=n)
-        adjust_pvalues([], correction)  # validates `correction` before any scoring
+    eval_arr, k = _local_iv(x_eval, n_neighbors, correction, x_arr)
     rng, seed_used = check_seed(seed)
     score_rng, boot_rng = spawn(rng, 2)
     scores, neg_inf = posterior_scores(

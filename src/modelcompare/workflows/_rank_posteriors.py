@@ -11,9 +11,13 @@ import numpy as np
 from modelcompare._foundation.plotting import check_result_type, new_axes
 from modelcompare._foundation.results import CollectionTestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, spawn
-from modelcompare._foundation.validation import check_fraction, check_int, check_n_jobs
+from modelcompare._foundation.validation import check_fraction, check_n_jobs
 from modelcompare.cv import adjust_pvalues
-from modelcompare.workflows._compare_posteriors import check_estimators_iv, posterior_scores
+from modelcompare.workflows._compare_posteriors import (
+    check_estimators_iv,
+    check_sizes_iv,
+    posterior_scores,
+)
 from modelcompare.workflows._local_mean import mean_interval, paired_mean_test
 
 __all__ = ["PosteriorRankingResult", "plot_posterior_ranking", "rank_posteriors"]
@@ -155,8 +159,9 @@ def rank_posteriors(
     theta_arr, x_arr = check_estimators_iv(theta, x, scoring_rule, "two-sided", method)
     names, items = _names_and_estimators(estimators)
     adjust_pvalues([], correction)
-    n_resamples = check_int(n_resamples, "n_resamples", low=1)
-    n_posterior_samples = check_int(n_posterior_samples, "n_posterior_samples", low=2)
+    n_resamples, n_posterior_samples = check_sizes_iv(
+        n_resamples, n_posterior_samples, theta_arr.shape
+    )
     n_jobs = check_n_jobs(n_jobs)
     rng, seed_used = check_seed(seed)
     score_rng, boot_rng = spawn(rng, 2)
