@@ -699,6 +699,18 @@ def _posterior() -> list[Entry]:
             rows=("theta", "x"),
         ),
         Entry(
+            "plot_posterior_comparison",
+            lambda: {"result": _result("comparison")},
+            {"result": RESULT, "alpha": LEVEL},
+            extras=(
+                (
+                    "no_x_eval",
+                    _set(result=lambda: _result("comparison_global")),
+                    {"names": ("x_eval",), "must_fail": True},
+                ),
+            ),
+        ),
+        Entry(
             "plot_posterior_ranking",
             lambda: {"result": _result("ranking")},
             {"result": RESULT, "confidence_level": LEVEL},
