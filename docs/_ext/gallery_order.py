@@ -14,6 +14,7 @@ ORDER = (
     "plot_posterior_global.py",
     "plot_posterior_local.py",
     "plot_posterior_validation.py",
+    "plot_compare_posteriors.py",
     "plot_categorical_granularity.py",
     "plot_bayesian_ttest.py",
     "plot_critical_difference.py",

@@ -176,6 +176,7 @@ if TYPE_CHECKING:
         PosteriorComparisonResult,
         PosteriorRankingResult,
         compare_posteriors,
+        plot_posterior_comparison,
         plot_posterior_ranking,
         rank_posteriors,
     )

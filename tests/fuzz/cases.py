@@ -747,6 +747,7 @@ def _posterior() -> list[Entry]:
                 "x": SAMPLES,
                 "scoring_rule": CHOICE,
                 "x_eval": POINTS,
+                "n_neighbors": SIZE,
                 "alternative": CHOICE,
                 "method": CHOICE,
                 "n_resamples": SIZE,
@@ -755,6 +756,23 @@ def _posterior() -> list[Entry]:
                 "n_jobs": JOBS,
             },
             rows=("theta", "x"),
+            # the where-map's options are mutated with evaluation points in place
+            contexts={
+                "x_eval": {"x_eval": _normal(3, seed=5)},
+                "n_neighbors": {"x_eval": _normal(3, seed=5), "n_neighbors": 10},
+            },
+            extras=(
+                (
+                    "x_eval_width",
+                    _set(x_eval=lambda: _normal(3, d=3, seed=5)),
+                    {"names": ("x", "x_eval"), "must_fail": True},
+                ),
+                (
+                    "x_eval_1d",
+                    _set(x_eval=lambda: np.zeros(2)),
+                    {"names": ("x_eval",), "must_fail": True},
+                ),
+            ),
         ),
         Entry(
             "rank_posteriors",
@@ -777,6 +795,18 @@ def _posterior() -> list[Entry]:
                 "n_jobs": JOBS,
             },
             rows=("theta", "x"),
+        ),
+        Entry(
+            "plot_posterior_comparison",
+            lambda: {"result": _result("comparison")},
+            {"result": RESULT, "alpha": LEVEL},
+            extras=(
+                (
+                    "no_x_eval",
+                    _set(result=lambda: _result("comparison_global")),
+                    {"names": ("x_eval",), "must_fail": True},
+                ),
+            ),
         ),
         Entry(
             "plot_posterior_ranking",

@@ -97,6 +97,10 @@ def _result(name: str) -> Any:
             return mc.tarp(**_flow_pairs(), n_posterior_samples=20, seed=0)
         if name == "independence":
             return mc.pit_independence_test(_uniform(80, 3))
+        if name in ("comparison", "comparison_global"):
+            first, second, theta, x = _posterior_pair()
+            x_eval = None if name == "comparison_global" else x[:4]
+            return mc.compare_posteriors(first, second, theta, x, x_eval=x_eval, seed=0)
         if name == "ranking":
             return mc.rank_posteriors([*_posterior_pair()[:2]], *_posterior_pair()[2:], seed=0)
         if name == "map":

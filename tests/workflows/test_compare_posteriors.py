@@ -176,6 +176,86 @@ def test_options_are_validated(pairs, kwargs, match) -> None:
         mc.compare_posteriors(MODEL.exact_flow(), MODEL.exact_flow(), theta, x, **kwargs)
 
 
+class _Unscored:
+    """An estimator that fails the test if the comparison scores it."""
+
+    def log_prob(self, theta, x):
+        raise AssertionError("scored before the options were validated")
+
+    def sample(self, x, n, seed=None):
+        raise AssertionError("sampled before the options were validated")
+
+
+@pytest.mark.parametrize(
+    ("x_eval", "error", "match"),
+    [
+        (np.array([[np.nan, 0.0]]), ValueError, "`x_eval` must be finite; found NaN"),
+        (np.array([[0.0, np.inf]]), ValueError, "`x_eval` must be finite; found inf"),
+        (np.zeros((2, 3)), ValueError, "`x`, `x_eval` must have the same number of columns"),
+        (np.zeros(2), ValueError, "`x_eval` must be 2-D"),
+        (np.zeros((0, 2)), ValueError, "`x_eval` needs at least 1"),
+        ([], ValueError, "`x_eval` must be 2-D"),
+        (np.array([["a", "b"]]), TypeError, "`x_eval` must hold numeric data"),
+        ([[None, 1.0]], TypeError, "`x_eval` must hold numeric data"),
+        ("points.npy", TypeError, "`x_eval` must be numeric"),
+    ],
+)
+@pytest.mark.parametrize("scoring_rule", ["log", "energy"])
+def test_bad_x_eval_is_refused_before_scoring(pairs, x_eval, error, match, scoring_rule) -> None:
+    theta, x = pairs
+    with pytest.raises(error, match=match):
+        mc.compare_posteriors(
+            _Unscored(), _Unscored(), theta, x, x_eval=x_eval, scoring_rule=scoring_rule
+        )
+
+
+@pytest.mark.parametrize(
+    ("n_neighbors", "error", "match"),
+    [
+        (0, ValueError, r"`n_neighbors` must be in \[2, 400\]; got 0"),
+        (-3, ValueError, r"`n_neighbors` must be in \[2, 400\]; got -3"),
+        (1, ValueError, r"`n_neighbors` must be in \[2, 400\]; got 1"),
+        (401, ValueError, r"`n_neighbors` must be in \[2, 400\]; got 401"),
+        (2.5, TypeError, "`n_neighbors` must be an int"),
+        (True, TypeError, "`n_neighbors` must be an int; got True"),
+        ("10", TypeError, "`n_neighbors` must be an int"),
+    ],
+)
+@pytest.mark.parametrize("with_points", [True, False])
+def test_bad_n_neighbors_is_refused_before_scoring(
+    pairs, n_neighbors, error, match, with_points
+) -> None:
+    theta, x = pairs
+    x_eval = x[:3] if with_points else None
+    with pytest.raises(error, match=match):
+        mc.compare_posteriors(
+            _Unscored(), _Unscored(), theta, x, x_eval=x_eval, n_neighbors=n_neighbors
+        )
+
+
+def test_n_neighbors_may_be_all_pairs_and_a_numpy_int(pairs) -> None:
+    theta, x = pairs
+    a, b = MODEL.exact_flow(), MODEL.exact_flow(scale_factor=1.5)
+    full = mc.compare_posteriors(a, b, theta, x, x_eval=x[:2], n_neighbors=np.int64(400))
+    assert full.n_neighbors == 400
+    np.testing.assert_allclose(full.local_statistics, full.statistic)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n_resamples": 10**12}, "`n_resamples`"),
+        ({"n_posterior_samples": 10**7}, "`n_posterior_samples`"),
+    ],
+)
+def test_sizes_that_cannot_fit_are_refused_at_once(pairs, kwargs, match) -> None:
+    theta, x = pairs
+    with pytest.raises(mc.ResourceLimitError, match=match):
+        mc.compare_posteriors(_Unscored(), _Unscored(), theta, x, **kwargs)
+    with pytest.raises(mc.ResourceLimitError, match=match):
+        mc.rank_posteriors([_Unscored(), _Unscored()], theta, x, **kwargs)
+
+
 def test_inputs_are_validated_and_not_modified(pairs) -> None:
     theta, x = pairs
     flow = MODEL.exact_flow()
@@ -310,6 +390,68 @@ def test_plot_posterior_ranking(pairs) -> None:
     assert "95 % interval" in [t.get_text() for t in ax.get_legend().get_texts()]
     with pytest.raises(TypeError, match="`result` must be a PosteriorRankingResult"):
         mc.plot_posterior_ranking({"pvalue": 0.1})
+
+
+def test_ranking_is_a_collection_with_a_family_wise_test(pairs) -> None:
+    from modelcompare._foundation.results import CollectionTestResult
+
+    theta, x = pairs
+    ranking = mc.rank_posteriors([MODEL.exact_flow(), MODEL.exact_flow(scale_factor=1.5)], theta, x)
+    assert isinstance(ranking, CollectionTestResult)
+    assert str(ranking).splitlines()[1].split()[:2] == ["first", "second"]  # the table is shown
+    assert ranking.decision(ranking.pvalue) is True
+    with pytest.raises(ValueError, match="`alpha`"):
+        ranking.decision(2.0)
+
+
+def test_plot_posterior_comparison_map(pairs) -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    theta, x = pairs
+    grid = np.array([(a, b) for a in (-1.0, 0.0, 1.0) for b in (-1.0, 1.0)])
+    exact, wide = MODEL.exact_flow(), MODEL.exact_flow(scale_factor=2.0)
+    result = mc.compare_posteriors(wide, exact, theta, x, x_eval=grid, seed=0)
+    assert result.where().tolist() == ["second"] * 6
+    fig, ax = plt.subplots()
+    assert mc.plot_posterior_comparison(result, ax=ax) is ax
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("x₁", "x₂")
+    legend = ax.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["first", "second", "neither"]
+    assert legend.get_title().get_text() == "closer at α = 0.05"
+    drawn = np.concatenate([c.get_offsets() for c in ax.collections])
+    assert sorted(map(tuple, drawn)) == sorted(map(tuple, grid))
+    assert len(fig.axes) == 2  # the colour bar
+    plt.close(fig)
+
+
+def test_plot_posterior_comparison_profile_and_errors(pairs) -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(1))
+    theta, x = model.simulate(600, seed=1)
+    x_eval = np.linspace(2, -2, 5)[:, None]  # unsorted: drawn along x
+    result = mc.compare_posteriors(
+        model.exact_flow(), model.exact_flow(scale_factor=1.5), theta, x, x_eval=x_eval, seed=0
+    )
+    ax = mc.plot_posterior_comparison(result, alpha=0.01)
+    assert ax.get_xlabel() == "x"
+    assert "nats" in ax.get_ylabel()
+    line = ax.get_lines()[0]
+    np.testing.assert_array_equal(line.get_xdata(), np.sort(x_eval[:, 0]))
+    np.testing.assert_allclose(line.get_ydata(), result.local_statistics[::-1])
+    assert ax.get_legend().get_title().get_text() == "closer at α = 0.01"
+    plt.close(ax.figure)
+    with pytest.raises(TypeError, match="`result` must be a PosteriorComparisonResult"):
+        mc.plot_posterior_comparison({"pvalue": 0.1})
+    plain = mc.compare_posteriors(model.exact_flow(), model.exact_flow(offset=[0.1]), theta, x)
+    with pytest.raises(ValueError, match="`x_eval`"):
+        mc.plot_posterior_comparison(plain)
+    with pytest.raises(ValueError, match="`alpha`"):
+        mc.plot_posterior_comparison(result, alpha=0.0)
 
 
 def test_validate_posterior_compare_with_is_a_section(pairs, tmp_path) -> None:

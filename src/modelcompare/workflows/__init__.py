@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from modelcompare.workflows._compare_posteriors import (
         PosteriorComparisonResult,
         compare_posteriors,
+        plot_posterior_comparison,
     )
     from modelcompare.workflows._from_arrays import report_from_arrays
     from modelcompare.workflows._rank_posteriors import (
@@ -34,6 +35,7 @@ __all__ = [
     "ReferenceC2STResult",
     "check_names",
     "compare_posteriors",
+    "plot_posterior_comparison",
     "plot_posterior_ranking",
     "rank_posteriors",
     "report_from_arrays",

@@ -14,6 +14,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.plotting import check_result_type, new_axes
+from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import (
     ConfidenceInterval,
     TestResult,
@@ -43,7 +45,12 @@ from modelcompare.workflows._posterior_scores import (
     replace_neg_inf,
 )
 
-__all__ = ["PosteriorComparisonResult", "compare_posteriors", "posterior_scores"]
+__all__ = [
+    "PosteriorComparisonResult",
+    "compare_posteriors",
+    "plot_posterior_comparison",
+    "posterior_scores",
+]
 
 SCORING_RULES = ("log", "energy")
 METHODS = ("t", "bootstrap")
@@ -149,6 +156,45 @@ def check_estimators_iv(
     x_arr = check_samples(x, "x", min_samples=3)
     check_same_rows([("theta", theta_arr), ("x", x_arr)], what="the calibration pairs")
     return theta_arr, x_arr
+
+
+def check_sizes_iv(
+    n_resamples: Any, n_posterior_samples: Any, shape: tuple[int, int]
+) -> tuple[int, int]:
+    """Validate the resample and draw counts, refusing at once those that cannot fit in memory."""
+    n_resamples = check_int(n_resamples, "n_resamples", low=1)
+    n_posterior_samples = check_int(n_posterior_samples, "n_posterior_samples", low=2)
+    # the bootstrap keeps its B sorted draws for the interval
+    check_memory(estimate_array_bytes(n_resamples), "the bootstrap-t draws", "n_resamples")
+    # the energy score's smallest block: one row's draws and their S × S distances
+    s, m = n_posterior_samples, shape[1]
+    check_memory(
+        estimate_array_bytes((s, m)) + 2 * estimate_array_bytes((s, s)),
+        "the energy score's draws and distances",
+        "n_posterior_samples",
+    )
+    return n_resamples, n_posterior_samples
+
+
+def _local_iv(
+    x_eval: Any, n_neighbors: Any, correction: Any, x: np.ndarray
+) -> tuple[np.ndarray | None, int | None]:
+    """Validate the where-map's options before any scoring: the points, k and the correction.
+
+    ``n_neighbors`` is checked even without ``x_eval``, so that a bad value never passes
+    silently.
+    """
+    n = x.shape[0]
+    if n_neighbors is not None:
+        check_int(n_neighbors, "n_neighbors", low=2, high=n)
+    if x_eval is None:
+        return None, None
+    eval_arr = check_samples(x_eval, "x_eval", min_samples=1)
+    check_same_width([("x", x), ("x_eval", eval_arr)], what="the local comparison")
+    k = math.ceil(n ** (2 / 3)) if n_neighbors is None else n_neighbors
+    k = check_int(k, "n_neighbors", low=2, high=n)
+    adjust_pvalues([], correction)  # validates `correction` before any scoring
+    return eval_arr, k
 
 
 def posterior_scores(
@@ -318,17 +364,12 @@ def compare_posteriors(
     True
     """
     theta_arr, x_arr = check_estimators_iv(theta, x, scoring_rule, alternative, method)
-    n_resamples = check_int(n_resamples, "n_resamples", low=1)
-    n_posterior_samples = check_int(n_posterior_samples, "n_posterior_samples", low=2)
+    n_resamples, n_posterior_samples = check_sizes_iv(
+        n_resamples, n_posterior_samples, theta_arr.shape
+    )
     n_jobs = check_n_jobs(n_jobs)
     n = theta_arr.shape[0]
-    eval_arr = None
-    if x_eval is not None:
-        eval_arr = check_samples(x_eval, "x_eval", min_samples=1)
-        check_same_width([("x", x_arr), ("x_eval", eval_arr)], what="the local comparison")
-        k = math.ceil(n ** (2 / 3)) if n_neighbors is None else n_neighbors
-        k = check_int(k, "n_neighbors", low=2, high=n)
-        adjust_pvalues([], correction)  # validates `correction` before any scoring
+    eval_arr, k = _local_iv(x_eval, n_neighbors, correction, x_arr)
     rng, seed_used = check_seed(seed)
     score_rng, boot_rng = spawn(rng, 2)
     scores, neg_inf = posterior_scores(
@@ -382,3 +423,126 @@ def compare_posteriors(
         _test=test,
         **local,
     )
+
+
+#: marker of each verdict of :meth:`PosteriorComparisonResult.where`
+_VERDICT_MARKERS = {"first": "^", "second": "v", "neither": "o"}
+
+
+def _where_profile(
+    ax: Any, result: PosteriorComparisonResult, verdict: np.ndarray, label: str, **kw: Any
+) -> None:
+    """One x coordinate: the local means along it, with their unadjusted 95 % t intervals."""
+    from scipy import stats
+
+    order = np.argsort(result.x_eval[:, 0], kind="stable")
+    xs = result.x_eval[order, 0]
+    stat = result.local_statistics[order]
+    half = stats.t.ppf(0.975, result.n_neighbors - 1) * result.local_standard_errors[order]
+    style = {"color": "0.4", "lw": 1} | kw
+    ax.plot(xs, stat, **style)
+    ax.fill_between(xs, stat - half, stat + half, color="0.85", label="95 % interval (unadjusted)")
+    for name, marker in _VERDICT_MARKERS.items():
+        sel = verdict[order] == name
+        color = {"first": "C0", "second": "C3", "neither": "0.5"}[name]
+        ax.scatter(xs[sel], stat[sel], marker=marker, color=color, zorder=3, label=name)
+    ax.axhline(0.0, color="0.5", lw=1, ls="--")
+    ax.legend(loc="best", fontsize="small")
+    ax.set_xlabel("x")
+    ax.set_ylabel(label)
+
+
+def _where_map(
+    ax: Any, result: PosteriorComparisonResult, verdict: np.ndarray, label: str, **kw: Any
+) -> None:
+    """Two or more x coordinates: the evaluation points in (x₁, x₂), coloured by local mean."""
+    from matplotlib.lines import Line2D
+
+    stat = result.local_statistics
+    top = float(np.max(np.abs(stat))) or 1.0
+    style = {"cmap": "coolwarm_r", "vmin": -top, "vmax": top, "s": 70, "edgecolors": "k"} | kw
+    points = None
+    for name, marker in _VERDICT_MARKERS.items():
+        sel = verdict == name
+        points = ax.scatter(
+            result.x_eval[sel, 0],
+            result.x_eval[sel, 1],
+            c=stat[sel],
+            marker=marker,
+            linewidths=0.3 if name == "neither" else 1.2,
+            **style,
+        )
+    ax.figure.colorbar(points, ax=ax, label=label)
+    # the legend names the markers only: their colour is the colour bar's
+    handles = [
+        Line2D([], [], ls="", marker=m, mfc="w", mec="k", ms=8, label=name)
+        for name, m in _VERDICT_MARKERS.items()
+    ]
+    ax.legend(handles=handles, loc="best", fontsize="small")
+    ax.set_xlabel("x₁")
+    ax.set_ylabel("x₂")
+
+
+def plot_posterior_comparison(
+    result: PosteriorComparisonResult,
+    *,
+    ax: Any = None,
+    alpha: float = 0.05,
+    **kwargs: Any,
+) -> Any:
+    """The where-map of :func:`compare_posteriors`: which estimator is closer at each x_eval.
+
+    Each evaluation point is drawn with its verdict from
+    :meth:`~PosteriorComparisonResult.where` at ``alpha`` (after the result's multiplicity
+    correction): ▲ ``first`` is closer, ▼ ``second`` is closer, ● neither is shown to be. With
+    one x coordinate, the local mean score difference is drawn along x with its unadjusted 95 %
+    t interval; with two or more, the points sit at their first two coordinates and are coloured
+    by the local mean (blue: ``first`` is closer, red: ``second``).
+
+    Parameters
+    ----------
+    result : PosteriorComparisonResult
+        From :func:`compare_posteriors` run with ``x_eval``.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+    alpha : float
+        The level of the verdicts.
+    **kwargs
+        Passed to ``Axes.plot`` (one coordinate) or ``Axes.scatter`` (two or more).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        If the comparison was run without ``x_eval``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> import modelcompare as mc
+    >>> model = mc.ConditionalGaussianModel(noise_cov=np.eye(1))
+    >>> theta, x = model.simulate(1000, seed=0)
+    >>> exact, wide = model.exact_flow(), model.exact_flow(scale_factor=1.5)
+    >>> x_eval = np.linspace(-2, 2, 5)[:, None]
+    >>> result = mc.compare_posteriors(exact, wide, theta, x, x_eval=x_eval, seed=0)
+    >>> ax = mc.plot_posterior_comparison(result)
+    >>> ax.get_xlabel()
+    'x'
+    """
+    check_result_type(result, PosteriorComparisonResult, "compare_posteriors")
+    verdict = result.where(alpha)
+    ax = new_axes(ax, "plot_posterior_comparison")
+    unit = "nats" if result.scoring_rule == "log" else "energy units"
+    label = f"local mean difference ({unit}); > 0: first closer"
+    if result.x_eval.shape[1] == 1:
+        _where_profile(ax, result, verdict, label, **kwargs)
+    else:
+        _where_map(ax, result, verdict, label, **kwargs)
+    legend = ax.get_legend()
+    legend.set_title(f"closer at α = {check_alpha(alpha):g}", prop={"size": "small"})
+    return ax

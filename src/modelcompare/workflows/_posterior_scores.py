@@ -157,7 +157,10 @@ def replace_neg_inf(scores: np.ndarray, names: list[str]) -> tuple[np.ndarray, n
         return scores, counts
     finite = scores[~neg_inf]
     if finite.size == 0:
-        msg = f"every log-density of {', '.join(f'`{n}`' for n in names)} is -inf."
+        msg = (
+            f"every log-density of {', '.join(f'`{n}`' for n in names)} is -inf at the "
+            "calibration pairs (`theta`, `x`): they lie outside every estimator's support."
+        )
         raise ValueError(msg)
     stand_in = float(finite.min()) - 1.0
     listed = ", ".join(f"`{n}`: {c}" for n, c in zip(names, counts, strict=True) if c)

@@ -9,18 +9,22 @@ from typing import Any, ClassVar
 import numpy as np
 
 from modelcompare._foundation.plotting import check_result_type, new_axes
-from modelcompare._foundation.results import Result, check_alpha, result_class
+from modelcompare._foundation.results import CollectionTestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, spawn
-from modelcompare._foundation.validation import check_fraction, check_int, check_n_jobs
+from modelcompare._foundation.validation import check_fraction, check_n_jobs
 from modelcompare.cv import adjust_pvalues
-from modelcompare.workflows._compare_posteriors import check_estimators_iv, posterior_scores
+from modelcompare.workflows._compare_posteriors import (
+    check_estimators_iv,
+    check_sizes_iv,
+    posterior_scores,
+)
 from modelcompare.workflows._local_mean import mean_interval, paired_mean_test
 
 __all__ = ["PosteriorRankingResult", "plot_posterior_ranking", "rank_posteriors"]
 
 
 @result_class
-class PosteriorRankingResult(Result):
+class PosteriorRankingResult(CollectionTestResult):
     """k posterior estimators ranked by a proper score, with pairwise tests (:func:`rank_posteriors`).
 
     A collection: ``table`` has one row per pair (``first``, ``second``, ``statistic`` = the mean
@@ -61,10 +65,6 @@ class PosteriorRankingResult(Result):
     seed_used: int | None
     scores: np.ndarray
     _tests: tuple[Any, ...] = ()
-
-    def decision(self, alpha: float = 0.05) -> bool:
-        """True when some pair differs at family-wise level ``alpha`` (``pvalue <= alpha``)."""
-        return bool(self.pvalue <= check_alpha(alpha))
 
     def confidence_intervals(self, confidence_level: float = 0.95) -> np.ndarray:
         """Unadjusted intervals for the mean difference of each row of ``table``, shape (rows, 2)."""
@@ -159,8 +159,9 @@ def rank_posteriors(
     theta_arr, x_arr = check_estimators_iv(theta, x, scoring_rule, "two-sided", method)
     names, items = _names_and_estimators(estimators)
     adjust_pvalues([], correction)
-    n_resamples = check_int(n_resamples, "n_resamples", low=1)
-    n_posterior_samples = check_int(n_posterior_samples, "n_posterior_samples", low=2)
+    n_resamples, n_posterior_samples = check_sizes_iv(
+        n_resamples, n_posterior_samples, theta_arr.shape
+    )
     n_jobs = check_n_jobs(n_jobs)
     rng, seed_used = check_seed(seed)
     score_rng, boot_rng = spawn(rng, 2)
