@@ -332,12 +332,12 @@ def _relative() -> list[Entry]:
         ),
         Entry(
             "relative_fid",
-            lambda: {**_xyz(), "n_resamples": 20, "seed": 0},
+            lambda: {**_xyz(), "n_blocks": 4, "seed": 0},
             {
                 "x": SAMPLES,
                 "y": SAMPLES,
                 "z": SAMPLES,
-                "n_resamples": SIZE,
+                "n_blocks": SIZE,
                 "method": CHOICE,
                 "seed": SEED,
             },

@@ -60,10 +60,10 @@ def _only_for(value: Any, option: str, allowed: tuple[str, ...], test: str) -> N
     help="ume/mmd/kid need equal sample sizes: subsample each file to the smallest (seeded).",
 )
 @click.option(
-    "--n-resamples",
-    type=click.IntRange(min=1),
+    "--n-blocks",
+    type=click.IntRange(min=2),
     default=None,
-    help="fid: number of bootstrap resamples [default: 200].",
+    help="fid: number of disjoint blocks of the t-test [default: 10].",
 )
 @click.option("--columns", type=str, default=None, help="CSV/Parquet columns to use, a,b,c.")
 @common_options
@@ -78,7 +78,7 @@ def relative_command(
     bandwidth: float | None,
     optimizer: str | None,
     subsample: bool | None,
-    n_resamples: int | None,
+    n_blocks: int | None,
     columns: str | None,
     seed: int | None,
     as_json: bool,
@@ -107,7 +107,7 @@ def relative_command(
     _only_for(optimizer, "--optimizer", ("ume",), test)
     _only_for(bandwidth, "--bandwidth", ("ume", "mmd"), test)
     _only_for(subsample, "--subsample", ("ume", "mmd", "kid"), test)
-    _only_for(n_resamples, "--n-resamples", ("fid",), test)
+    _only_for(n_blocks, "--n-blocks", ("fid",), test)
 
     started = time.perf_counter()
     cols = columns.split(",") if columns else None
@@ -133,7 +133,7 @@ def relative_command(
         params = {"subsample": bool(subsample)}
         result = relative.relative_kid(x, y, z, seed=seed, **params)
     else:
-        params = {"n_resamples": 200 if n_resamples is None else n_resamples}
+        params = {"n_blocks": 10 if n_blocks is None else n_blocks}
         result = relative.relative_fid(x, y, z, seed=seed, **params)
     emit(
         test=f"relative-{test}",

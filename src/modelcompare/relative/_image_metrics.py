@@ -806,11 +806,14 @@ def relative_fid(
     method = check_choice(method, "method", FID_METHODS)
     nx, ny, nz = x.shape[0], y.shape[0], z.shape[0]
     m, mz = min(nx, ny) // n_blocks, nz // n_blocks
-    if min(m, mz) < 2:
+    rows = {"x": nx // n_blocks, "y": ny // n_blocks, "z": mz}
+    short = [name for name, per in rows.items() if per < 2]
+    if short or m < 2:
+        short = short or [min(("x", "y"), key=lambda a: rows[a])]
         msg = (
-            f"`n_blocks` = {n_blocks} leaves {min(m, mz)} row(s) per block "
+            f"`n_blocks` = {n_blocks} leaves fewer than 2 rows of `{short[0]}` per block "
             f"(n_x = {nx}, n_y = {ny}, n_z = {nz}); each block needs at least 2 rows of each "
-            "sample: lower `n_blocks`."
+            "sample: lower `n_blocks` or pass more rows."
         )
         raise ValueError(msg)
     check_time(
