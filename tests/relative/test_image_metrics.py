@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from modelcompare import DegenerateDataWarning
-from modelcompare.relative import _image_metrics, fid, kid, relative_fid
+from modelcompare.relative import _image_metrics, fid, kid, relative_fid, relative_kid
 
 # --------------------------------------------------------------------------------------------------
 # KID
@@ -234,6 +234,10 @@ def test_fid_time_guard(rng, monkeypatch):
         fid(x, x)
     with pytest.raises(ResourceLimitError, match="subsample the rows"):
         relative_fid(x, x, x)
+    with pytest.raises(ResourceLimitError, match="subsample the rows"):
+        relative_kid(x, x, x)
+    with pytest.raises(ResourceLimitError, match="n_subsets"):
+        kid(x, x, n_subsets=5, subset_size=50)
     monkeypatch.setenv("MODELCOMPARE_MAX_SECONDS", "soon")
     with pytest.raises(ValueError, match="MODELCOMPARE_MAX_SECONDS"):
         fid(x, x)

@@ -130,7 +130,8 @@ def kid(
         For bad data or options, or when the cubic kernel overflows float64.
     ResourceLimitError
         When ``n_subsets`` values or three ``subset_size`` × ``subset_size`` Gram matrices would
-        pass the memory limit.
+        pass the memory limit, or the estimated time the time limit
+        (``MODELCOMPARE_MAX_SECONDS``, one hour by default).
 
     Notes
     -----
@@ -171,6 +172,12 @@ def kid(
     nx, nz = x.shape[0], z.shape[0]
     full = nx * nx + nz * nz + nx * nz <= _KID_FULL_GRAM_ENTRIES
     check_memory(estimate_array_bytes(n_subsets), "the per-subset KID values", "n_subsets")
+    gram_flops = 2.0 * (nx * nx + nz * nz + nx * nz) * x.shape[1] if full else 0.0
+    check_time(
+        gram_flops + (0.0 if full else 6.0 * n_subsets * m * m * x.shape[1]),
+        "the KID",
+        "lower `n_subsets` or `subset_size`",
+    )
     check_memory(
         estimate_array_bytes((2 * 3, m, m)), f"three {m} × {m} subset Gram matrices", "subset_size"
     )
@@ -243,6 +250,9 @@ def relative_kid(
     ValueError
         As :func:`rel_mmd`; the cubic kernel overflowing float64 (features of large magnitude)
         is refused.
+    ResourceLimitError
+        When the estimated time (six n × n Gram matrices) passes ``MODELCOMPARE_MAX_SECONDS``
+        (one hour by default).
 
     Notes
     -----
@@ -262,6 +272,14 @@ def relative_kid(
     >>> res.pvalue < 0.05
     True
     """
+    n_rows = min(np.shape(x)[0], np.shape(y)[0], np.shape(z)[0]) if subsample else np.shape(z)[0]
+    width = np.shape(z)[1] if np.ndim(z) == 2 else 1
+    # six n × n Gram matrices (xx, yy, zz, xy, xz, yz) of 2·n²·d operations each
+    check_time(
+        12.0 * float(n_rows) ** 2 * width,
+        "the relative KID",
+        "subsample the rows (the cost grows as n²·d)",
+    )
     return rel_mmd(
         x,
         y,
