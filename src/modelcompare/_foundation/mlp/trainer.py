@@ -128,6 +128,7 @@ def train_mlp(
     validation_fraction: float = VALIDATION_FRACTION,
     n_iter_no_change: int = N_ITER_NO_CHANGE,
     tol: float = TOL,
+    n_threads: int = 1,
 ) -> list[MLPFoldFit]:
     """Train one sbibm MLP (scikit-learn's ``MLPClassifier`` recipe) per entry of ``folds``.
 
@@ -199,6 +200,7 @@ def train_mlp(
         validation_fraction=validation_fraction,
         n_iter_no_change=n_iter_no_change,
         tol=tol,
+        n_threads=n_threads,
     )
     return _fits(torch, run, folds)
 
