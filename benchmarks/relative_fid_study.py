@@ -52,9 +52,14 @@ def _draw(case: str, rng: np.random.Generator, n: int, d: int, delta: float, spr
     return x, y, z
 
 
-def study(d: int, n: int, reps: int, delta: float, spread: float, seed: int) -> None:
+CASES = ("same-spread", "same-exact", "shift", "spread")
+
+
+def study(
+    d: int, n: int, reps: int, delta: float, spread: float, seed: int, cases: list[str]
+) -> None:
     print(f"d = {d}, n = {n} per sample, n_blocks = 10, {reps} replicates, α = {ALPHA}")
-    for case in ("same-spread", "same-exact", "shift", "spread"):
+    for case in cases:
         rng = np.random.default_rng(seed)
         start = time.perf_counter()
         hits = 0
@@ -98,6 +103,7 @@ def main() -> None:
     parser.add_argument("--spread", type=float, default=1.1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time", action="store_true")
+    parser.add_argument("--cases", nargs="+", default=list(CASES), choices=CASES)
     args = parser.parse_args()
     from threadpoolctl import threadpool_limits
 
@@ -105,7 +111,7 @@ def main() -> None:
         if args.time:
             timing(args.seed)
         else:
-            study(args.d, args.n, args.reps, args.delta, args.spread, args.seed)
+            study(args.d, args.n, args.reps, args.delta, args.spread, args.seed, args.cases)
 
 
 if __name__ == "__main__":
