@@ -197,7 +197,7 @@ def _two_sample() -> list[Entry]:
         Entry(
             "c2st",
             lambda: {"x": _normal(), "y": _normal(seed=1), "classifier": "logistic", "seed": 0},
-            {"x": SAMPLES, "y": SAMPLES, **_C2ST_OPTIONS},
+            {"x": SAMPLES, "y": SAMPLES, **_C2ST_OPTIONS, "n_jobs": JOBS},
             widths=("x", "y"),
             bounded=("n_folds",),
             contexts=_MLP_CONTEXTS,
