@@ -163,6 +163,9 @@ def train_mlp(
     n_iter_no_change, tol : int, float
         The stopping rule: stop once the watched quantity has failed to improve by ``tol`` for
         more than ``n_iter_no_change`` epochs in a row.
+    n_threads : int
+        Threads training interleaved chunks of the entries at once (compiled kernel only; each
+        entry is computed on its own, so the results are the same for every ``n_threads``).
 
     Returns
     -------
