@@ -11,6 +11,9 @@ integer seed (so the same KFold split, initial weights and minibatch order). The
 two wall times, their ratio, and the accuracy and epochs per fold of each. ``--engines`` picks
 our CPU engines to time against the same scikit-learn run: ``native`` (the compiled kernel, the
 default) and/or ``torch`` (the batched torch engine, via ``MODELCOMPARE_NATIVE=0``).
+``--n-jobs K`` also times ours with ``c2st(..., n_jobs=K)`` (the folds in K threads of the
+compiled kernel) and prints its wall time against ``n_jobs=1`` and against scikit-learn's; the
+fold results are checked to be identical.
 """
 
 from __future__ import annotations
@@ -51,12 +54,12 @@ def sbibm_c2st(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[float, list[int
 
 
 def ours_c2st(
-    x: np.ndarray, y: np.ndarray, seed: int, engine: str = "native"
+    x: np.ndarray, y: np.ndarray, seed: int, engine: str = "native", n_jobs: int = 1
 ) -> tuple[float, list[int]]:
     from modelcompare import c2st
 
     os.environ["MODELCOMPARE_NATIVE"] = "1" if engine == "native" else "0"
-    res = c2st(x, y, seed=seed, z_score=False)
+    res = c2st(x, y, seed=seed, z_score=False, n_jobs=n_jobs)
     return float(res.accuracy), [int(e) for e in res.epochs]
 
 
@@ -75,6 +78,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--shift", type=float, default=0.0)
     parser.add_argument("--engines", nargs="+", default=["native"], choices=["native", "torch"])
+    parser.add_argument("--n-jobs", type=int, default=None, help="also time c2st(n_jobs=K)")
     args = parser.parse_args()
 
     import torch
@@ -105,6 +109,17 @@ def main() -> None:
                 f"{per_epoch:.1f}x | {acc_ref:.4f} | {acc:.4f} | {ep_ref} | {ep} |",
                 flush=True,
             )
+            if args.n_jobs is not None and engine == "native":
+                t0 = time.perf_counter()
+                acc_k, ep_k = ours_c2st(x, y, args.seed, engine, n_jobs=args.n_jobs)
+                t_k = time.perf_counter() - t0
+                same = (acc_k, ep_k) == (acc, ep)
+                print(
+                    f"|   | n_jobs={args.n_jobs} | {t_ref:.2f} | {t_k:.2f} | {t_ref / t_k:.1f}x | "
+                    f"n_jobs={args.n_jobs} / n_jobs=1: {t_k / t_ours:.2f}x | | {acc_k:.4f} | "
+                    f"identical: {same} | {ep_k} | (load {os.getloadavg()[0]:.1f})",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

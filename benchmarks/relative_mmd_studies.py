@@ -9,7 +9,7 @@ Problems
 - ``blobs``: the paper's blobs toy (H1 true), Rel-MMD with the Bounliphone width.
 - relative FID at two boundaries: ``fid-shift`` (P = N(+δe₁, I), Q = N(−δe₁, I)) and ``fid-kind``
   (P = N(δe₁, I) against Q = N(0, diag((1+δ)², 1, …)), a mean shift against a covariance change of
-  equal population FID δ²), and ``fid-same`` (P = Q = R, where the bootstrap is not consistent).
+  equal population FID δ²; ``fid-kind-swapped`` the same with P and Q swapped), and ``fid-same`` (P = Q = R); relative FID is the block t-test (``n_blocks=10``).
 
 Each row prints rejections / trials, the rate, the binomial check
 ``binomtest(k, R, α, alternative="greater").pvalue`` (> 0.01 passes) for the H0 rows, and the number
@@ -84,6 +84,17 @@ def fid_kind(d: int, delta: float) -> Sampler:
     return sample
 
 
+def fid_kind_swapped(d: int, delta: float) -> Sampler:
+    """``fid_kind`` with the models swapped: P the covariance change, Q the mean shift."""
+    inner = fid_kind(d, delta)
+
+    def sample(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        x, y, z = inner(n, rng)
+        return y, x, z
+
+    return sample
+
+
 def fid_same(d: int) -> Sampler:
     def sample(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return rng.normal(size=(n, d)), rng.normal(size=(n, d)), rng.normal(size=(n, d))
@@ -99,7 +110,7 @@ def study(
     trials: int,
     seed: int,
     h0: bool,
-    n_resamples: int = 200,
+    n_blocks: int = 10,
 ) -> None:
     rng = np.random.default_rng(seed)
     rejections = degenerate = 0
@@ -113,7 +124,7 @@ def study(
             elif test == "rel-kid":
                 res = relative_kid(x, y, z)
             else:
-                res = relative_fid(x, y, z, n_resamples=n_resamples, seed=rng)
+                res = relative_fid(x, y, z, n_blocks=n_blocks, seed=rng)
         rejections += res.decision(ALPHA)
         degenerate += res.degenerate
     secs = time.perf_counter() - start
@@ -153,6 +164,10 @@ def main() -> None:
         ("fid-shift δ=0.5, d=20", "rel-fid", boundary(20, 0.5), 200, True),
         ("fid-kind δ=0.5, d=20", "rel-fid", fid_kind(20, 0.5), 200, True),
         ("fid-kind δ=0.5, d=20", "rel-fid", fid_kind(20, 0.5), 1000, True),
+        ("fid-kind-swapped δ=0.5, d=5", "rel-fid", fid_kind_swapped(5, 0.5), 200, True),
+        ("fid-kind-swapped δ=0.5, d=5", "rel-fid", fid_kind_swapped(5, 0.5), 1000, True),
+        ("fid-kind-swapped δ=0.5, d=20", "rel-fid", fid_kind_swapped(20, 0.5), 200, True),
+        ("fid-kind-swapped δ=0.5, d=20", "rel-fid", fid_kind_swapped(20, 0.5), 1000, True),
     ]
     print(f"α = {ALPHA}, trials = {t}")
     print("| problem | test | n | rejections | rate | truth | binomial check | degenerate | time |")

@@ -95,8 +95,8 @@ def test_fid_json_and_fail_on_reject(files):
         paths["r"],
         "--test",
         "fid",
-        "--n-resamples",
-        "120",
+        "--n-blocks",
+        "5",
         "--seed",
         "1",
         "--json",
@@ -104,10 +104,10 @@ def test_fid_json_and_fail_on_reject(files):
     out = _run(*args)
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
-    want = relative_fid(x, y, z, n_resamples=120, seed=1)
+    want = relative_fid(x, y, z, n_blocks=5, seed=1)
     assert payload["statistic"] == pytest.approx(want.statistic, rel=1e-12)
     assert payload["pvalue"] == pytest.approx(want.pvalue)
-    assert payload["params"] == {"n_resamples": 120}
+    assert payload["params"] == {"n_blocks": 5}
     assert "reject" not in payload  # no level given, no decision
     decided = json.loads(_run(*args, "--alpha", "0.05").stdout)
     assert decided["reject"] is want.decision(0.05) is True
@@ -121,8 +121,8 @@ def test_fid_json_and_fail_on_reject(files):
         paths["r"],
         "--test",
         "fid",
-        "--n-resamples",
-        "120",
+        "--n-blocks",
+        "5",
         "--seed",
         "1",
         "--alpha",
@@ -201,8 +201,9 @@ def test_nan_exit_3(files, tmp_path, rng):
     [
         ["--test", "kid", "--bandwidth", "1.0"],
         ["--test", "fid", "--n-locations", "3"],
-        ["--test", "mmd", "--n-resamples", "50"],
-        ["--test", "fid", "--n-bootstrap", "50"],
+        ["--test", "mmd", "--n-blocks", "5"],
+        ["--test", "fid", "--n-resamples", "50"],
+        ["--test", "fid", "--n-blocks", "1"],
         ["--test", "ks"],
         ["--test", "mmd", "--bandwidth", "-1"],
     ],

@@ -198,7 +198,7 @@ def _two_sample() -> list[Entry]:
         Entry(
             "c2st",
             lambda: {"x": _normal(), "y": _normal(seed=1), "classifier": "logistic", "seed": 0},
-            {"x": SAMPLES, "y": SAMPLES, **_C2ST_OPTIONS},
+            {"x": SAMPLES, "y": SAMPLES, **_C2ST_OPTIONS, "n_jobs": JOBS},
             widths=("x", "y"),
             bounded=("n_folds",),
             contexts=_MLP_CONTEXTS,
@@ -333,12 +333,12 @@ def _relative() -> list[Entry]:
         ),
         Entry(
             "relative_fid",
-            lambda: {**_xyz(), "n_resamples": 20, "seed": 0},
+            lambda: {**_xyz(), "n_blocks": 4, "seed": 0},
             {
                 "x": SAMPLES,
                 "y": SAMPLES,
                 "z": SAMPLES,
-                "n_resamples": SIZE,
+                "n_blocks": SIZE,
                 "method": CHOICE,
                 "seed": SEED,
             },

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from modelcompare import DegenerateDataWarning, TooFewResamplesWarning
-from modelcompare.relative import _image_metrics, fid, kid, relative_fid
+from modelcompare import DegenerateDataWarning
+from modelcompare.relative import _image_metrics, fid, kid, relative_fid, relative_kid
 
 # --------------------------------------------------------------------------------------------------
 # KID
@@ -116,7 +116,7 @@ def _fid_symmetric(x, z):
     )
 
 
-@pytest.mark.parametrize("method", ["sqrtm", "eigvals"])
+@pytest.mark.parametrize("method", ["eigh", "sqrtm", "eigvals"])
 def test_fid_closed_form_diagonal_gaussians(rng, method):
     # For commuting covariances FID = ‖Δμ‖² + Σ (√a − √b)².
     a = np.array([1.0, 4.0, 0.25])
@@ -127,7 +127,7 @@ def test_fid_closed_form_diagonal_gaussians(rng, method):
     assert fid(x, z, method=method).value == pytest.approx(want, rel=1e-9)
 
 
-@pytest.mark.parametrize("method", ["sqrtm", "eigvals"])
+@pytest.mark.parametrize("method", ["eigh", "sqrtm", "eigvals"])
 def test_fid_matches_independent_formula(rng, method):
     d = 6
     ax = rng.normal(size=(d, d))
@@ -144,7 +144,7 @@ def test_fid_one_dimension(rng):
     res = fid(x, z)
     assert res.value == pytest.approx(9.0 + (3.0 - 1.0) ** 2, rel=1e-10)
     assert res.mean_term == pytest.approx(9.0, rel=1e-10)
-    assert (res.method, res.n_x, res.n_z) == ("sqrtm", 50, 80)
+    assert (res.method, res.n_x, res.n_z) == ("eigh", 50, 80)
     assert fid(z, z).value == pytest.approx(0.0, abs=1e-10)
 
 
@@ -156,12 +156,93 @@ def test_fid_rank_deficient_covariances_stay_finite(rng):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
-        a = fid(x, z).value
+        a = fid(x, z, method="sqrtm").value
     b = fid(x, z, method="eigvals").value
     assert np.isfinite(a)
     assert np.isfinite(b)
     assert a == pytest.approx(_fid_symmetric(x, z), rel=1e-4)
     assert b == pytest.approx(_fid_symmetric(x, z), rel=1e-4)
+
+
+def _fid_gram(x, z):
+    """Independent reference: tr((C_x C_z)^½) is the nuclear norm of B Aᵀ (C_x = AᵀA, C_z = BᵀB)."""
+    a = (x - x.mean(0)) / np.sqrt(len(x) - 1)
+    b = (z - z.mean(0)) / np.sqrt(len(z) - 1)
+    diff = x.mean(0) - z.mean(0)
+    scale = float((a * a).sum() + (b * b).sum())
+    return float(diff @ diff + scale - 2 * np.linalg.svd(b @ a.T, compute_uv=False).sum()), scale
+
+
+# (n_x, n_z, d, duplicated features of x): full rank, rank-deficient with n > d, and n < d
+_CASES = [
+    (400, 300, 20, 0),
+    (400, 300, 20, 5),
+    (500, 500, 60, 10),
+    (1000, 1200, 150, 30),
+    (300, 200, 100, 0),
+    (30, 40, 50, 0),
+    (80, 500, 100, 0),
+    (600, 90, 120, 0),
+    (200, 200, 200, 0),
+]
+
+
+def _case(rng, n_x, n_z, d, dup):
+    x = rng.normal(size=(n_x, d)) @ rng.normal(size=(d, d)) + 0.3
+    z = rng.normal(size=(n_z, d)) * rng.uniform(0.5, 2.0, size=d)
+    if dup:
+        x[:, :dup] = x[:, dup : 2 * dup]
+    return x, z
+
+
+@pytest.mark.parametrize(("n_x", "n_z", "d", "dup"), _CASES)
+def test_fid_eigh_equals_sqrtm_and_the_exact_gram_form(n_x, n_z, d, dup):
+    rng = np.random.default_rng(n_x + n_z + d + dup)
+    x, z = _case(rng, n_x, n_z, d, dup)
+    exact, scale = _fid_gram(x, z)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        today = fid(x, z, method="sqrtm").value
+    for a, b in ((x, z), (z, x)):
+        new = fid(a, b, method="eigh").value
+        assert abs(new - exact) <= 1e-12 * scale
+        # sqrtm's own error reaches ~2e-9·scale when a covariance is singular (duplicated
+        # features, n ≤ d); "eigh" stays within 1e-12·scale of the exact form there (above).
+        singular = dup > 0 or min(n_x, n_z) <= d
+        assert abs(new - today) <= (5e-9 if singular else 1e-9) * scale
+
+
+def test_fid_eigh_falls_back_when_cholesky_fails(rng):
+    # A constant column makes the reference covariance exactly singular with n > d.
+    x = rng.normal(size=(300, 6))
+    z = rng.normal(size=(400, 6))
+    z[:, 2] = 1.5
+    z[:, 4] = z[:, 0]
+    exact, scale = _fid_gram(x, z)
+    assert abs(fid(x, z).value - exact) <= 1e-12 * scale
+    assert abs(fid(z, x).value - exact) <= 1e-12 * scale
+
+
+def test_fid_time_guard(rng, monkeypatch):
+    from modelcompare._foundation.errors import ResourceLimitError
+
+    x = rng.normal(size=(300, 40))
+    monkeypatch.setenv("MODELCOMPARE_MAX_SECONDS", "1e-6")
+    with pytest.raises(ResourceLimitError, match="MODELCOMPARE_MAX_SECONDS"):
+        fid(x, x)
+    with pytest.raises(ResourceLimitError, match="subsample the rows"):
+        relative_fid(x, x, x)
+    with pytest.raises(ResourceLimitError, match="subsample the rows"):
+        relative_kid(x, x, x)
+    with pytest.raises(ResourceLimitError, match="n_subsets"):
+        kid(x, x, n_subsets=5, subset_size=50)
+    monkeypatch.setenv("MODELCOMPARE_MAX_SECONDS", "soon")
+    with pytest.raises(ValueError, match="MODELCOMPARE_MAX_SECONDS"):
+        fid(x, x)
+    monkeypatch.setenv("MODELCOMPARE_MAX_SECONDS", "1h")
+    assert np.isfinite(relative_fid(x, x, x, seed=0).statistic)
 
 
 def test_fid_bad_input(rng):
@@ -177,35 +258,45 @@ def test_fid_bad_input(rng):
 # --------------------------------------------------------------------------------------------------
 
 
-def test_relative_fid_statistic_and_reproducibility(rng):
-    z = rng.normal(size=(150, 3))
-    x = rng.normal(size=(120, 3)) + np.array([0.8, 0, 0])
-    y = rng.normal(size=(130, 3)) + np.array([0.1, 0, 0])
-    res = relative_fid(x, y, z, n_resamples=150, seed=5)
+def test_relative_fid_blocks_and_reproducibility(rng):
+    z = rng.normal(size=(400, 3))
+    x = rng.normal(size=(350, 3)) + np.array([0.8, 0, 0])
+    y = rng.normal(size=(380, 3)) + np.array([0.1, 0, 0])
+    res = relative_fid(x, y, z, n_blocks=5, seed=5)
     assert res.fid_p == pytest.approx(fid(x, z).value, rel=1e-12)
     assert res.fid_q == pytest.approx(fid(y, z).value, rel=1e-12)
-    assert res.statistic == pytest.approx(res.fid_p - res.fid_q, rel=1e-12)
+    assert (res.n_blocks, res.block_size, res.reference_block_size) == (5, 70, 80)
+    # The blocks, recomputed from the documented split: shuffle, cut, FID difference per block.
+    g = np.random.default_rng(5)
+    ix = g.permutation(350)[:350].reshape(5, 70)
+    iy = g.permutation(380)[:350].reshape(5, 70)
+    iz = g.permutation(400)[:400].reshape(5, 80)
+    want = [fid(x[ix[k]], z[iz[k]]).value - fid(y[iy[k]], z[iz[k]]).value for k in range(5)]
+    np.testing.assert_allclose(res.block_differences, want, rtol=1e-12)
+    assert res.statistic == pytest.approx(np.mean(want), rel=1e-12)
+    t = stats.ttest_1samp(want, 0.0, alternative="greater")
+    assert res.pvalue == pytest.approx(t.pvalue, rel=1e-10)
+    assert res.t == pytest.approx(t.statistic, rel=1e-10)
     assert res.decision(0.05)
-    assert res.pvalue == pytest.approx((1 + np.sum(res.bootstrap <= 0)) / 151)
     assert res.confidence_interval(confidence_level=0.9).low > 0
-    again = relative_fid(x, y, z, n_resamples=150, seed=5)
-    np.testing.assert_array_equal(res.bootstrap, again.bootstrap)
-    swapped = relative_fid(y, x, z, n_resamples=150, seed=5)
-    assert swapped.statistic == pytest.approx(-res.statistic, rel=1e-12)
+    again = relative_fid(x, y, z, n_blocks=5, seed=5)
+    np.testing.assert_array_equal(res.block_differences, again.block_differences)
+    swapped = relative_fid(y, x, z, n_blocks=5, seed=5)
     assert not swapped.decision(0.05)
 
 
-def test_relative_fid_interval_is_the_alpha_quantile_pair(rng):
-    z = rng.normal(size=(80, 2))
-    x, y = rng.normal(size=(80, 2)) + 0.5, rng.normal(size=(80, 2))
-    res = relative_fid(x, y, z, n_resamples=120, seed=1)
+def test_relative_fid_interval_is_the_t_interval(rng):
+    z = rng.normal(size=(400, 2))
+    x, y = rng.normal(size=(400, 2)) + 0.5, rng.normal(size=(400, 2))
+    res = relative_fid(x, y, z, seed=1)
     for alpha in (0.05, 0.025, 0.1, 0.01):
-        want = np.quantile(res.bootstrap, [alpha, 1.0 - alpha])
         got = res.confidence_interval(confidence_level=1 - 2 * alpha)
-        assert (got.low, got.high) == (float(want[0]), float(want[1]))  # to the bit
+        half = stats.t.ppf(1 - alpha, res.n_blocks - 1) * res.std_error
+        assert got.low == pytest.approx(res.statistic - half, rel=1e-12)
+        assert got.high == pytest.approx(res.statistic + half, rel=1e-12)
+        assert (got.low > 0) == res.decision(alpha)
     wide, narrow = res.confidence_interval(0.95), res.confidence_interval(0.5)
     assert wide.low <= narrow.low <= narrow.high <= wide.high
-    assert "bootstrap" not in res.to_dict()
     assert not hasattr(res, "reject")
     assert not hasattr(res, "alpha")
     with pytest.raises(ValueError, match="confidence_level"):
@@ -214,27 +305,27 @@ def test_relative_fid_interval_is_the_alpha_quantile_pair(rng):
 
 def test_relative_fid_guards(rng):
     x = rng.normal(size=(30, 2))
-    with pytest.warns(TooFewResamplesWarning):
-        relative_fid(x, x, x, n_resamples=20, seed=0)
-    const = np.ones((20, 2))
+    const = np.ones((40, 2))
     with pytest.warns(DegenerateDataWarning, match="spread"):
-        res = relative_fid(const, const, const, n_resamples=100, seed=0)
+        res = relative_fid(const, const, const, n_blocks=4, seed=0)
     assert res.degenerate
     assert res.pvalue == 1.0
-    with pytest.raises(ValueError, match="n_resamples"):
-        relative_fid(x, x, x, n_resamples=0)
+    with pytest.raises(ValueError, match="n_blocks"):
+        relative_fid(x, x, x, n_blocks=1)
+    with pytest.raises(ValueError, match="n_blocks"):
+        relative_fid(x, x, x, n_blocks=20)
 
 
-def test_relative_fid_size_at_equal_distance_boundary():
-    # R = N(0, I); P = N(+δe₁, I), Q = N(−δe₁, I): different models, equally close to R.
+def test_relative_fid_size_at_equal_fit():
+    # P = Q: the block differences are symmetric about 0 and the t-test holds its level.
     rng = np.random.default_rng(31)
-    trials, alpha, n, delta = 100, 0.05, 150, 0.5
+    trials, alpha, n = 200, 0.05, 300
     rejections = 0
     for _ in range(trials):
         z = rng.normal(size=(n, 2))
-        x = rng.normal(size=(n, 2)) + np.array([delta, 0.0])
-        y = rng.normal(size=(n, 2)) - np.array([delta, 0.0])
-        rejections += relative_fid(x, y, z, n_resamples=100, seed=rng).decision(alpha)
+        x = rng.normal(size=(n, 2)) * 1.2
+        y = rng.normal(size=(n, 2)) * 1.2
+        rejections += relative_fid(x, y, z, seed=rng).decision(alpha)
     assert stats.binomtest(rejections, trials, alpha, alternative="greater").pvalue > 0.01
 
 
@@ -242,8 +333,8 @@ def test_relative_fid_power():
     rng = np.random.default_rng(32)
     trials, rejections = 30, 0
     for _ in range(trials):
-        z = rng.normal(size=(150, 2))
-        x = rng.normal(size=(150, 2)) + np.array([0.8, 0.0])
-        y = rng.normal(size=(150, 2)) + np.array([0.1, 0.0])
-        rejections += relative_fid(x, y, z, n_resamples=100, seed=rng).decision(0.05)
+        z = rng.normal(size=(500, 2))
+        x = rng.normal(size=(500, 2)) + np.array([0.8, 0.0])
+        y = rng.normal(size=(500, 2)) + np.array([0.1, 0.0])
+        rejections += relative_fid(x, y, z, seed=rng).decision(0.05)
     assert rejections >= 0.8 * trials

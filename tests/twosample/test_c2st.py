@@ -64,6 +64,19 @@ def test_same_seed_same_result_and_generators():
     np.testing.assert_array_equal(fresh.fold_accuracy, again.fold_accuracy)
 
 
+@pytest.mark.filterwarnings("ignore::modelcompare.ConvergenceWarning")
+def test_n_jobs_gives_the_same_result_bit_for_bit():
+    pytest.importorskip("torch")
+    a, b = _normal(3, 400, 3), _normal(4, 400, 3, loc=0.3)
+    serial = c2st(a, b, seed=2, max_epochs=30, n_jobs=1)
+    for n_jobs in (2, -1, None):
+        got = c2st(a, b, seed=2, max_epochs=30, n_jobs=n_jobs)
+        np.testing.assert_array_equal(got.fold_accuracy, serial.fold_accuracy)
+        np.testing.assert_array_equal(got.fold_auc, serial.fold_auc)
+        np.testing.assert_array_equal(got.epochs, serial.epochs)
+        assert (got.pvalue, got.z) == (serial.pvalue, serial.z)
+
+
 def test_inputs_not_modified():
     a, b = _normal(9, 100, 2), _normal(10, 120, 2)
     a0, b0 = a.copy(), b.copy()
@@ -114,6 +127,8 @@ def test_constant_column_is_centred_with_a_warning():
         ({"hidden": [10, 0]}, ValueError, "`hidden`"),
         ({"max_epochs": 0}, ValueError, "`max_epochs`"),
         ({"seed": np.random.RandomState(0)}, TypeError, "RandomState"),
+        ({"n_jobs": 0}, ValueError, "`n_jobs`"),
+        ({"n_jobs": 1.5}, TypeError, "`n_jobs`"),
     ],
 )
 def test_invalid_options(kwargs, exc, match):

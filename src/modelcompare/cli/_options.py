@@ -43,6 +43,7 @@ __all__ = [
     "fail_on_reject",
     "library_correction",
     "method",
+    "n_blocks",
     "n_folds",
     "n_jobs",
     "n_levels",
@@ -129,6 +130,16 @@ def test_options(func: F) -> F:
 
 # ---------------------------------------------------------------------------------------------
 # the glossary's argument names
+
+
+def n_blocks(*, default: int | None = None, help: str | None = None) -> Decorator:
+    return click.option(
+        "--n-blocks",
+        type=click.IntRange(min=2),
+        default=default,
+        show_default=default is not None,
+        help=help or "Disjoint blocks of each sample, one statistic per block.",
+    )
 
 
 def n_resamples(*, default: int | None = None, help: str | None = None) -> Decorator:

@@ -38,7 +38,7 @@ def _only_for(value: Any, option: str, allowed: tuple[str, ...], test: str) -> N
 @options.bandwidth()
 @options.optimizer()
 @options.subsample()
-@options.n_resamples(help="fid: number of bootstrap resamples [default: 200].")
+@options.n_blocks(help="fid: number of disjoint blocks of the t-test [default: 10].")
 @options.columns()
 @options.test_options
 @handle_errors
@@ -51,7 +51,7 @@ def relative_command(
     bandwidth: float | None,
     optimizer: str | None,
     subsample: bool | None,
-    n_resamples: int | None,
+    n_blocks: int | None,
     columns: str | None,
     seed: int | None,
     as_json: bool,
@@ -80,7 +80,7 @@ def relative_command(
     _only_for(optimizer, "--optimizer", ("ume",), test)
     _only_for(bandwidth, "--bandwidth", ("ume", "mmd"), test)
     _only_for(subsample, "--subsample", ("ume", "mmd", "kid"), test)
-    _only_for(n_resamples, "--n-resamples", ("fid",), test)
+    _only_for(n_blocks, "--n-blocks", ("fid",), test)
 
     started = time.perf_counter()
     cols = columns.split(",") if columns else None
@@ -106,7 +106,7 @@ def relative_command(
         params = {"subsample": bool(subsample)}
         result = relative.relative_kid(x, y, z, seed=seed, **params)
     else:
-        params = {"n_resamples": 200 if n_resamples is None else n_resamples}
+        params = {"n_blocks": 10 if n_blocks is None else n_blocks}
         result = relative.relative_fid(x, y, z, seed=seed, **params)
     emit(
         test=f"relative-{test}",

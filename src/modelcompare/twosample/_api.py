@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import field
@@ -26,6 +27,7 @@ from modelcompare._foundation.validation import (
     check_choice,
     check_fraction,
     check_int,
+    check_n_jobs,
     check_positive,
     check_same_width,
     check_samples,
@@ -398,6 +400,7 @@ def c2st(
     max_epochs: int = 10000,
     device: Any = "cpu",
     progress: bool | Callable[[int], None] = False,
+    n_jobs: int | None = None,
 ) -> C2STResult:
     """Classifier two-sample test: sbibm's cross-validated accuracy, with a valid p-value.
 
@@ -434,6 +437,14 @@ def c2st(
     progress : bool or callable
         Show a progress bar of training epochs on stderr, or call ``progress(n_epochs_done)``.
         Default False: nothing is written.
+    n_jobs : int or None
+        Threads training the MLP's folds at once on the CPU kernel (at most ``n_folds``; -1: all
+        cores). None: one, unless a ``joblib.parallel_config`` context sets more. Each fold is
+        computed on its own, so the result is identical bit for bit for every ``n_jobs``.
+        Nesting rule: inside a parallel worker of :func:`c2st_many`, :func:`lc2st_nf` or a sweep
+        the folds train serially (those call the engine with one thread per worker); pass
+        ``n_jobs`` > 1 only to a top-level ``c2st``. Ignored by the logistic classifier and by the
+        torch engine.
 
     Returns
     -------
@@ -502,6 +513,7 @@ def c2st(
         n_folds, classifier, noise_scale, hidden, max_epochs
     )
     check_mlp_options(classifier, hidden, device)
+    n_jobs = check_n_jobs(n_jobs)
     z_score, progress = check_flags(z_score, progress)
     data, labels, folds, m, fold_seed, seed_used = prepare_run(
         x, y, n_folds=n_folds, seed=seed, z_score=z_score, noise_scale=noise_scale
@@ -528,7 +540,12 @@ def c2st(
         import_mlp_torch()
         fold_data = [FoldData(data[tr], labels[tr], data[te], fold_seed) for tr, te in folds]
         fits = train_mlp(
-            fold_data, hidden=hidden_used, max_epochs=max_epochs, device=device, progress=progress
+            fold_data,
+            hidden=hidden_used,
+            max_epochs=max_epochs,
+            device=device,
+            progress=progress,
+            n_threads=_fold_threads(n_jobs, len(fold_data)),
         )
         scores = [f.test_logits for f in fits]
         epochs = np.array([f.epochs for f in fits], dtype=int)
@@ -552,6 +569,14 @@ def c2st(
         standard=hidden is None and max_epochs == 10000,
         seed_used=seed_used,
     )
+
+
+def _fold_threads(n_jobs: int | None, n_folds: int) -> int:
+    """Fold-training threads for ``n_jobs``: joblib's count (its context for None), ≤ folds, cores."""
+    import joblib
+
+    n = joblib.effective_n_jobs(check_n_jobs(n_jobs))
+    return max(1, min(n, n_folds, os.cpu_count() or 1))
 
 
 def summarise_folds(

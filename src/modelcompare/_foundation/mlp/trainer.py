@@ -128,6 +128,7 @@ def train_mlp(
     validation_fraction: float = VALIDATION_FRACTION,
     n_iter_no_change: int = N_ITER_NO_CHANGE,
     tol: float = TOL,
+    n_threads: int = 1,
 ) -> list[MLPFoldFit]:
     """Train one sbibm MLP (scikit-learn's ``MLPClassifier`` recipe) per entry of ``folds``.
 
@@ -162,6 +163,9 @@ def train_mlp(
     n_iter_no_change, tol : int, float
         The stopping rule: stop once the watched quantity has failed to improve by ``tol`` for
         more than ``n_iter_no_change`` epochs in a row.
+    n_threads : int
+        Threads training interleaved chunks of the entries at once (compiled kernel only; each
+        entry is computed on its own, so the results are the same for every ``n_threads``).
 
     Returns
     -------
@@ -199,6 +203,7 @@ def train_mlp(
         validation_fraction=validation_fraction,
         n_iter_no_change=n_iter_no_change,
         tol=tol,
+        n_threads=n_threads,
     )
     return _fits(torch, run, folds)
 
