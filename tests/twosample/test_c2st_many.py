@@ -130,7 +130,7 @@ class FakeEngine:
     def __init__(self):
         self.calls = []
 
-    def __call__(self, folds, *, hidden, max_epochs, device="cpu", progress=False):
+    def __call__(self, folds, *, hidden, max_epochs, device="cpu", progress=False, n_threads=1):
         self.calls.append((len(folds), hidden, {f.x_train.shape[1] for f in folds}))
         fits = []
         for f in folds:

@@ -272,8 +272,10 @@ def relative_kid(
     >>> res.pvalue < 0.05
     True
     """
-    n_rows = min(np.shape(x)[0], np.shape(y)[0], np.shape(z)[0]) if subsample else np.shape(z)[0]
-    width = np.shape(z)[1] if np.ndim(z) == 2 else 1
+    # estimated before validation, so a malformed input counts as no rows and reaches its check
+    rows = [(_shape(a) or (0,))[0] for a in (x, y, z)]
+    n_rows = min(rows) if subsample else rows[2]
+    width = _shape(z)[1] if len(_shape(z)) == 2 else 1
     # six n × n Gram matrices (xx, yy, zz, xy, xz, yz) of 2·n²·d operations each
     check_time(
         12.0 * float(n_rows) ** 2 * width,
@@ -289,6 +291,14 @@ def relative_kid(
         seed=seed,
         chunk_size=chunk_size,
     )
+
+
+def _shape(a: Any) -> tuple[int, ...]:
+    """The shape of an array-like for a cost estimate; () for what validation refuses anyway."""
+    try:
+        return np.shape(a)
+    except ValueError:  # ragged
+        return ()
 
 
 # --------------------------------------------------------------------------------------------------
