@@ -13,16 +13,17 @@ import click
 from modelcompare._foundation.io import DataError, read_matrix
 from modelcompare.cli import _options as options
 from modelcompare.cli._common import handle_errors, jsonable
-from modelcompare.cli._exit import EXIT_REJECT
+from modelcompare.cli._exit import EXIT_REJECT, EXIT_USAGE
 from modelcompare.posterior import REGRESSORS
 from modelcompare.workflows import check_names
 
 __all__ = ["report_command"]
 
 # The report's checks whose inputs this command can supply: files, and the estimator itself
-# through --flow-pickle (to_latent and sampling).
+# through --flow-pickle (to_latent, log_prob and sampling). It takes no observed data, so the
+# misspecification check is left out.
 CHECK_NAMES = check_names(
-    supplied=("pit", "x", "two_parameters", "ranks", "draws", "latent", "reference")
+    supplied=("pit", "x", "two_parameters", "ranks", "draws", "latent", "reference", "log_prob")
 )
 
 
@@ -230,5 +231,9 @@ def report_command(
         table = report.checks[["name", "statistic", "pvalue", "pvalue_adjusted", "skipped"]]
         click.echo(table.to_string(index=False))
         click.echo(report.summary(level))
+    if fail_on_reject and report.checks["skipped"].notna().all():
+        # a gate with nothing checked must not pass: the inputs fed no check
+        click.echo("Error: --fail-on-reject: no check could run on these inputs.", err=True)
+        sys.exit(EXIT_USAGE)
     if fail_on_reject and report.failures(level):
         sys.exit(EXIT_REJECT)

@@ -13,17 +13,22 @@ from typing import Any
 
 from modelcompare.workflows._checks import (
     c2st,
+    expected_coverage,
     global_coverage,
     lc2st_nf,
     local_coverage,
     local_independence,
+    misspecification,
     pit_independence,
     sbc,
+    sbc_log_gamma,
+    scores,
     tarp,
 )
-from modelcompare.workflows._checks._base import NEEDS, Check, ReportInputs
+from modelcompare.workflows._checks._base import FAMILIES, NEEDS, Check, ReportInputs
 
 __all__ = [
+    "FAMILIES",
     "NEEDS",
     "REGISTRY",
     "Check",
@@ -35,14 +40,18 @@ __all__ = [
 
 #: The checks of the posterior report, in the order the report lists them.
 REGISTRY: tuple[Check, ...] = (
+    misspecification.CHECK,
     sbc.CHECK,
+    sbc_log_gamma.CHECK,
     tarp.CHECK,
     global_coverage.CHECK,
+    expected_coverage.CHECK,
     pit_independence.CHECK,
     local_coverage.CHECK,
     local_independence.CHECK,
     lc2st_nf.CHECK,
     c2st.CHECK,
+    scores.CHECK,
 )
 
 
@@ -54,7 +63,7 @@ def check_names(
     Examples
     --------
     >>> check_names()[:3]
-    ('sbc', 'tarp', 'global_coverage')
+    ('misspecification', 'sbc', 'sbc_log_gamma')
     >>> check_names({"pit", "two_parameters"})
     ('global_coverage', 'pit_independence')
     """
