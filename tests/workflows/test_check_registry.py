@@ -153,6 +153,7 @@ def full_report() -> mc.PosteriorReport:
             x_eval=x[:1],
             x_obs=x[1:2],
             reference=reference,
+            checks=list(check_names()),  # the opt-in checks too
             n_posterior_samples=20,
             n_resamples=5,
             seed=0,

@@ -358,8 +358,9 @@ def test_the_default_report_flags_a_local_bias() -> None:
     flow, theta, x = _local_bias(1000)
     report = mc.validate_posterior(flow, theta, x, seed=0)  # every check, L-C2ST-NF included
     assert report.settings["n_resamples"] == {
-        "local_coverage": 839,
-        "local_independence": 419,
-        "lc2st_nf": 419,
+        "sbc_log_gamma": 319,
+        "local_coverage": 959,
+        "local_independence": 479,
+        "lc2st_nf": 479,
     }
     assert "local_coverage" in report.failures(0.05)

@@ -147,7 +147,8 @@ def report_command(
     (--posterior-samples, shape N × S × m) with their θ (--theta) feed TARP, and SBC when no
     ranks are given; reference draws (--reference) with the posterior's draws at the same
     observations (--posterior-samples-at-reference) feed C2ST. L-C2ST-NF needs the estimator itself (--flow-pickle). Checks without their input
-    are listed as skipped.
+    are listed as skipped. With --fail-on-reject, inputs on which no check can run exit with
+    code 2 (a gate with nothing checked must not pass).
 
     \b
     Example (the PIT values of an over-dispersed posterior):
@@ -158,7 +159,8 @@ def report_command(
           local_coverage   0.005791 0.029851         0.089552 ...
       local_independence   0.003009 1.000000         1.000000 ...
       Do not trust this posterior yet: 1 of 4 checks reject calibration at alpha = 0.05 (Holm
-      across checks): global_coverage. Skipped: sbc, tarp, lc2st_nf, c2st.
+      across checks): global_coverage. Skipped: misspecification, sbc, sbc_log_gamma, tarp,
+      lc2st_nf, c2st, scores.
 
     \b
     One check, as JSON:
@@ -231,8 +233,8 @@ def report_command(
         table = report.checks[["name", "statistic", "pvalue", "pvalue_adjusted", "skipped"]]
         click.echo(table.to_string(index=False))
         click.echo(report.summary(level))
-    if fail_on_reject and report.checks["skipped"].notna().all():
-        # a gate with nothing checked must not pass: the inputs fed no check
+    if fail_on_reject and not any(o.result is not None and not o.score for o in report.outcomes):
+        # a gate with nothing tested must not pass: the inputs fed no test (scores decide nothing)
         click.echo("Error: --fail-on-reject: no check could run on these inputs.", err=True)
         sys.exit(EXIT_USAGE)
     if fail_on_reject and report.failures(level):

@@ -185,18 +185,21 @@ def validate_posterior(
         ``"sbc_log_gamma"``, ``"tarp"``, ``"global_coverage"``, ``"expected_coverage"``,
         ``"pit_independence"``, ``"local_coverage"``, ``"local_independence"``, ``"lc2st_nf"``,
         ``"c2st"`` and the score ``"scores"``. ``"all"`` (default) runs every check whose inputs
-        are there: the new ones are cheap next to L-C2ST-NF (``sbc_log_gamma`` reuses given
-        ranks or draws S per pair once more, ``scores`` one more S draws per pair,
-        ``expected_coverage`` S draws and one batched ``log_prob`` per pair), so they are on by
-        default; a flow without ``log_prob`` skips ``expected_coverage`` with the reason.
+        are there except ``expected_coverage``, which runs when named. Why: each test that runs
+        is one more C in Holm across checks, and raises the B of every resampling check (so
+        the cost of L-C2ST-NF, the slowest); ``sbc_log_gamma`` (one more S draws per pair, or
+        the given ranks, and a cheap binomial null) is worth its C, while ``expected_coverage``
+        (S draws and a ``log_prob`` per draw) largely repeats SBC and TARP. ``scores`` (one more
+        S draws per pair) and ``misspecification`` (with ``x_obs``) add no C. A flow without
+        ``log_prob`` skips ``expected_coverage`` with the reason.
     n_posterior_samples : int
         Posterior draws per calibration pair for SBC and TARP.
     n_resamples : int or None
         B, the null resamples of each resampling check (local coverage, local independence,
         L-C2ST-NF). ``None`` (default): per check, the smallest B ≥ 100 at which the check can
-        reach a Holm-adjusted p ≤ 0.05 in this report (see Notes); for m = 2 parameters, three
-        evaluation points and seven checks, 839 for the local coverage test and 419 for the other
-        two. The B each check ran with is ``report.settings["n_resamples"]``.
+        reach a Holm-adjusted p ≤ ``alpha`` in this report (see Notes); for m = 2 parameters,
+        three evaluation points and the eight tests of the default report, 959 for the local
+        coverage test and 479 for the other two. The B each check ran with is ``report.settings["n_resamples"]``.
     alpha : float
         The level, fixed in advance, B is planned for: with ``n_resamples=None`` every resampling
         check can reject at ``alpha`` after every correction. ``report.failures(a)`` warns when
@@ -250,7 +253,8 @@ def validate_posterior(
     B + 1 ≥ 20·m·E·C (20·K·E·C for local independence, 20·E·C for L-C2ST-NF).
     ``n_resamples=None`` picks that B per check, at least 100.
 
-    Cost, measured on two shared cores with m = 2: the default report takes about 17 s at
+    Cost, measured on two shared cores with m = 2 and seven tests (before ``sbc_log_gamma``
+    joined the default, which raises B by 8/7): the default report took about 17 s at
     N = 500 and 28 s at N = 1000, nearly all of it L-C2ST-NF's 419 null classifiers (4 to 6 s at
     B = 100); leave it out with ``checks`` when that matters. The kNN local checks take 0.3 to
     0.5 s at B = 839; ``regressor="hgb"`` needs about 0.2 s per null fit of the local coverage

@@ -78,10 +78,13 @@ def lookup(name: str, registry: Sequence[Check] = REGISTRY) -> Check | None:
 
 
 def select(checks: Any, registry: Sequence[Check] = REGISTRY) -> list[Check]:
-    """The checks named by ``checks`` ('all', a name or a list of names), in registry order."""
+    """The checks named by ``checks`` ('all', a name or a list of names), in registry order.
+
+    ``"all"`` is every check but the opt-in ones (``default=False``), which run when named.
+    """
     names = check_names(registry=registry)
     if isinstance(checks, str) and checks == "all":
-        return list(registry)
+        return [c for c in registry if c.default]
     if not isinstance(checks, str) and not hasattr(checks, "__iter__"):
         msg = f"`checks` must be 'all', a check name or a list of names; got {checks!r}."
         raise TypeError(msg)

@@ -139,6 +139,9 @@ class Check:
     local : bool
         Whether a resampling check is corrected across the E evaluation points (the plan's
         factor E); a global resampling check has factor 1 there.
+    default : bool
+        Whether ``checks="all"`` runs it. An opt-in check (False) runs only when named: each
+        test that runs raises C, and with it the B of every resampling check.
     family : str
         Among :data:`FAMILIES`: the family whose correction the check enters. Only
         ``"posterior"`` checks enter Holm across checks and the plan of B; a ``"simulator"``
@@ -156,6 +159,7 @@ class Check:
     draw: Callable[[Any, Any], None] | None = None
     score: bool = False
     local: bool = True
+    default: bool = True
     family: str = "posterior"
 
     def __post_init__(self) -> None:

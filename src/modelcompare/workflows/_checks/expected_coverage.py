@@ -43,4 +43,5 @@ CHECK = Check(
     needs=("log_prob",),
     run=run,
     draw=draw,
+    default=False,  # opt-in: another C in Holm raises every resampling check's B (see validate_posterior)
 )
