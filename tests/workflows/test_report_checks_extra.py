@@ -40,7 +40,14 @@ def test_new_checks_run_on_an_exact_flow_and_pass(pairs) -> None:
     assert report.failures(0.05) == []
     assert report.settings["n_resamples"] == {"sbc_log_gamma": 100}  # 20 · m · C - 1 = 79 < 100
     table = report.scores
-    assert list(table.columns) == ["parameter", "nrmse", "r_squared", "contraction", "z_mean", "z_sd"]
+    assert list(table.columns) == [
+        "parameter",
+        "nrmse",
+        "r_squared",
+        "contraction",
+        "z_mean",
+        "z_sd",
+    ]
     assert len(table) == 2
     # posterior variance 1/2 of a prior variance 1: contraction ≈ 0.5, z-scores ≈ N(0, 1)
     assert np.allclose(table["contraction"], 0.5, atol=0.1)
@@ -154,3 +161,12 @@ def test_alpha_plans_b_and_a_stricter_alpha_warns(pairs) -> None:
         strict.failures(0.01)
     with pytest.raises(ValueError, match="alpha"):
         mc.validate_posterior(MODEL.exact_flow(), theta, x, alpha=1.5, **kwargs)
+
+
+def test_all_leaves_the_opt_in_check_out() -> None:
+    from modelcompare.workflows._checks import select
+
+    names = [c.name for c in select("all")]
+    assert "expected_coverage" not in names
+    assert {"sbc_log_gamma", "scores", "misspecification"} <= set(names)
+    assert [c.name for c in select("expected_coverage")] == ["expected_coverage"]

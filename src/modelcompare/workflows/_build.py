@@ -84,9 +84,7 @@ def build_report(
         result = check.run(inputs, check_stream(base, check.name))
         elapsed = time.perf_counter() - started
         outcomes.append(
-            CheckOutcome(
-                check.name, check.tests, result, None, elapsed, check.score, check.family
-            )
+            CheckOutcome(check.name, check.tests, result, None, elapsed, check.score, check.family)
         )
     settings = dict(settings or {})
     settings["n_resamples"] = dict(resamples)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from modelcompare._foundation.pvalues import holm_adjust
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare.workflows._checks._base import Check, ReportInputs
 
-__all__ = ["CHECK", "MisspecificationCheckResult", "N_RESAMPLES"]
+__all__ = ["CHECK", "N_RESAMPLES", "MisspecificationCheckResult"]
 
 #: B of the permutation test (only used by ``misspecification_test`` for several rows).
 N_RESAMPLES = 999
@@ -52,7 +50,8 @@ def run(inputs: ReportInputs, rng: np.random.Generator) -> MisspecificationCheck
     from modelcompare.posterior import misspecification_test
 
     x_obs, x_sim = inputs.x_obs, inputs.x
-    assert x_obs is not None and x_sim is not None  # guaranteed by `needs`
+    assert x_obs is not None  # guaranteed by `needs`
+    assert x_sim is not None
     results = [
         misspecification_test(row[None], x_sim, n_resamples=N_RESAMPLES, seed=child)
         for row, child in zip(x_obs, rng.spawn(x_obs.shape[0]))
@@ -91,4 +90,3 @@ CHECK = Check(
     refuse=refuse,
     family="simulator",
 )
-
