@@ -165,7 +165,7 @@ def report_command(
     \b
     One check, as JSON:
       $ modelcompare report --pit examples/data/pit.npy --checks global_coverage --seed 0 --json
-      {"checks": [{"name": "global_coverage", "pvalue": 0.0007684005947437355, ...}],
+      {"checks": [{"family": "posterior", "name": "global_coverage", "pvalue": 0.0007684005947437355, ...}],
        "comparison": null, "failures": ["global_coverage"], ..., "seed_used": 0, ..., "test": "report", ...}
     """
     from modelcompare.workflows import report_from_arrays, validate_posterior
