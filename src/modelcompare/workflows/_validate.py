@@ -232,15 +232,16 @@ def validate_posterior(
     Returns
     -------
     PosteriorReport
-        ``checks`` (a table), ``failures(alpha)`` (Holm across checks), ``summary()``,
-        ``to_dict()``, ``to_json(path)``, ``to_html(path)``.
+        ``checks`` (a table), ``failures(alpha)`` (Holm across checks; the misspecification
+        check first, by its own p-value), ``summary()``, ``scores`` (the per-parameter scores,
+        a DataFrame), ``to_dict()``, ``to_json(path)``, ``to_html(path)``.
 
     Warns
     -----
     TooFewResamplesWarning
         When a given ``n_resamples`` is too few for some resampling check to reach a
-        Holm-adjusted p ≤ 0.05 in this report (the warning names the checks and the B they need),
-        or when the memory limit of the null regressions caps the automatic B.
+        Holm-adjusted p ≤ ``alpha`` in this report (the warning names the checks and the B they
+        need), or when the memory limit of the null regressions caps the automatic B.
 
     Notes
     -----
@@ -250,8 +251,10 @@ def validate_posterior(
     overall p-values once more by Holm across the C checks that ran. A Monte Carlo p-value
     (1 + #{T⁽ᵇ⁾ ≥ T}) / (1 + B) is at least 1/(B + 1), so the smallest adjusted p-value of the
     local coverage check is m·E·C/(B + 1), and it can reject at 0.05 only if
-    B + 1 ≥ 20·m·E·C (20·K·E·C for local independence, 20·E·C for L-C2ST-NF).
-    ``n_resamples=None`` picks that B per check, at least 100.
+    B + 1 ≥ 20·m·E·C (20·K·E·C for local independence, 20·E·C for L-C2ST-NF, and 20·m·C for
+    the SBC log-gamma test, Holm over the m parameters at no evaluation point); 20 is 1/α.
+    ``n_resamples=None`` picks that B per check, at least 100. The ``misspecification`` check
+    is outside C: a family of its own.
 
     Cost, measured on two shared cores with m = 2 and seven tests (before ``sbc_log_gamma``
     joined the default, which raises B by 8/7): the default report took about 17 s at
