@@ -588,6 +588,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
                 "PosteriorReport.failures",
                 "PosteriorReport.summary",
                 "PosteriorReport.to_html",
+                "validate_posterior",
             ),
         ),
         "the result's own level": (None, ("plot_critical_difference",)),

@@ -22,7 +22,7 @@ def test_report_from_pit_values_and_x(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     data = json.loads(done.output)
     names = [c["name"] for c in data["checks"]]
-    assert names[:4] == ["sbc", "tarp", "global_coverage", "pit_independence"]
+    assert names[:5] == ["misspecification", "sbc", "sbc_log_gamma", "tarp", "global_coverage"]
     skipped = {c["name"]: c["skipped"] for c in data["checks"]}
     assert skipped["lc2st_nf"] is not None
     assert skipped["global_coverage"] is None
@@ -80,3 +80,13 @@ def test_report_chooses_b_per_check_by_default() -> None:
     done = CliRunner().invoke(app, [*args, "--n-resamples", "100"])
     assert done.exit_code == 0, done.output
     assert "needs --n-resamples >= 239" in " ".join(done.stderr.split())
+
+
+def test_the_gate_fails_when_no_check_could_run() -> None:
+    # L-C2ST-NF needs the estimator itself: from PIT values alone nothing is checked
+    args = ["report", "--pit", str(DATA / "pit.npy"), "--checks", "lc2st_nf", "--quiet"]
+    done = CliRunner().invoke(app, [*args, "--fail-on-reject"])
+    assert done.exit_code == 2, done.output  # usage: the inputs feed no check asked for
+    assert "No check could run." in done.output
+    assert "no check could run" in done.output
+    assert CliRunner().invoke(app, args).exit_code == 0  # without the gate, only a verdict

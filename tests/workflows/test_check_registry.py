@@ -123,7 +123,9 @@ def test_the_registry_names_are_unique_and_their_needs_known() -> None:
 
 def test_the_cli_choices_read_the_registry() -> None:
     # the command line supplies every input (files, and the estimator through --flow-pickle)
-    assert check_names() == CHECK_NAMES
+    # but observed data: the misspecification check is the only one it does not offer
+    assert check_names(set(NEEDS) - {"x_obs"}) == CHECK_NAMES
+    assert set(check_names()) - set(CHECK_NAMES) == {"misspecification"}
     # a check needing what the inputs cannot give is left out of such a list
     assert "lc2st_nf" not in check_names(set(NEEDS) - {"latent"})
     from click.testing import CliRunner
@@ -149,7 +151,9 @@ def full_report() -> mc.PosteriorReport:
             theta,
             x,
             x_eval=x[:1],
+            x_obs=x[1:2],
             reference=reference,
+            checks=list(check_names()),  # the opt-in checks too
             n_posterior_samples=20,
             n_resamples=5,
             seed=0,
@@ -171,4 +175,4 @@ def test_every_registered_check_is_in_the_table_the_json_and_the_html(
         assert f'<section id="{name}"><h2>{name}</h2>' in page
         assert f'<a href="#{name}">{name}</a>' in page
     for name in names:
-        assert name in CHECK_NAMES
+        assert name in CHECK_NAMES or name == "misspecification"  # the CLI takes no x_obs

@@ -13,16 +13,17 @@ import click
 from modelcompare._foundation.io import DataError, read_matrix
 from modelcompare.cli import _options as options
 from modelcompare.cli._common import handle_errors, jsonable
-from modelcompare.cli._exit import EXIT_REJECT
+from modelcompare.cli._exit import EXIT_REJECT, EXIT_USAGE
 from modelcompare.posterior import REGRESSORS
 from modelcompare.workflows import check_names
 
 __all__ = ["report_command"]
 
 # The report's checks whose inputs this command can supply: files, and the estimator itself
-# through --flow-pickle (to_latent and sampling).
+# through --flow-pickle (to_latent, log_prob and sampling). It takes no observed data, so the
+# misspecification check is left out.
 CHECK_NAMES = check_names(
-    supplied=("pit", "x", "two_parameters", "ranks", "draws", "latent", "reference")
+    supplied=("pit", "x", "two_parameters", "ranks", "draws", "latent", "reference", "log_prob")
 )
 
 
@@ -146,7 +147,8 @@ def report_command(
     (--posterior-samples, shape N × S × m) with their θ (--theta) feed TARP, and SBC when no
     ranks are given; reference draws (--reference) with the posterior's draws at the same
     observations (--posterior-samples-at-reference) feed C2ST. L-C2ST-NF needs the estimator itself (--flow-pickle). Checks without their input
-    are listed as skipped.
+    are listed as skipped. With --fail-on-reject, inputs on which no check can run exit with
+    code 2 (a gate with nothing checked must not pass).
 
     \b
     Example (the PIT values of an over-dispersed posterior):
@@ -157,12 +159,13 @@ def report_command(
           local_coverage   0.005791 0.029851         0.089552 ...
       local_independence   0.003009 1.000000         1.000000 ...
       Do not trust this posterior yet: 1 of 4 checks reject calibration at alpha = 0.05 (Holm
-      across checks): global_coverage. Skipped: sbc, tarp, lc2st_nf, c2st.
+      across checks): global_coverage. Skipped: misspecification, sbc, sbc_log_gamma, tarp,
+      lc2st_nf, c2st, scores.
 
     \b
     One check, as JSON:
       $ modelcompare report --pit examples/data/pit.npy --checks global_coverage --seed 0 --json
-      {"checks": [{"name": "global_coverage", "pvalue": 0.0007684005947437355, ...}],
+      {"checks": [{"family": "posterior", "name": "global_coverage", "pvalue": 0.0007684005947437355, ...}],
        "comparison": null, "failures": ["global_coverage"], ..., "seed_used": 0, ..., "test": "report", ...}
     """
     from modelcompare.workflows import report_from_arrays, validate_posterior
@@ -230,5 +233,9 @@ def report_command(
         table = report.checks[["name", "statistic", "pvalue", "pvalue_adjusted", "skipped"]]
         click.echo(table.to_string(index=False))
         click.echo(report.summary(level))
+    if fail_on_reject and not any(o.result is not None and not o.score for o in report.outcomes):
+        # a gate with nothing tested must not pass: the inputs fed no test (scores decide nothing)
+        click.echo("Error: --fail-on-reject: no check could run on these inputs.", err=True)
+        sys.exit(EXIT_USAGE)
     if fail_on_reject and report.failures(level):
         sys.exit(EXIT_REJECT)

@@ -11,7 +11,7 @@ import numpy as np
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.task_seeds import task_seed
 from modelcompare.workflows._checks import REGISTRY, Check, ReportInputs, select
-from modelcompare.workflows._planning import plan_resamples
+from modelcompare.workflows._planning import AUTO_ALPHA, plan_resamples, pvalue_floors
 from modelcompare.workflows._report import CheckOutcome, PosteriorReport
 
 __all__ = ["build_report", "check_stream"]
@@ -38,6 +38,7 @@ def build_report(
     *,
     checks: Any = "all",
     n_resamples: int | None = None,
+    alpha: float = AUTO_ALPHA,
     seed: SeedLike = None,
     settings: dict[str, Any] | None = None,
     input_hash: str = "",
@@ -47,19 +48,23 @@ def build_report(
     """Run the selected checks of ``registry`` on ``inputs``; one :class:`PosteriorReport`.
 
     Each check is skipped with its reason when ``inputs`` miss one of its needs; the resampling
-    checks that run get the B :func:`plan_resamples` chooses (``settings["n_resamples"]``); then
-    each check runs on its own stream, keyed by its name (:func:`check_stream`).
+    checks that run get the B :func:`plan_resamples` chooses at level ``alpha``
+    (``settings["n_resamples"]``, with the smallest adjusted p-value each can then reach in
+    ``settings["pvalue_floors"]``); then each check runs on its own stream, keyed by its name
+    (:func:`check_stream`).
     """
     selected = select(checks, registry)
     reasons = {c.name: c.skip_reason(inputs) for c in selected}
     running = [c for c in selected if reasons[c.name] is None]
     limits = {c.name: c.resample_limit(inputs) for c in running if c.resample_limit is not None}
+    m, e = inputs.n_params, 0 if inputs.x_eval is None else int(inputs.x_eval.shape[0])
     resamples = plan_resamples(
         running,
         n_resamples,
-        m=inputs.n_params,
-        e=0 if inputs.x_eval is None else int(inputs.x_eval.shape[0]),
+        m=m,
+        e=e,
         limits=limits,
+        alpha=alpha,
         stacklevel=4,  # the caller of the front door that called this builder
     )
     inputs = inputs.with_resamples(resamples)
@@ -71,14 +76,20 @@ def build_report(
     for check in tqdm(selected, desc="checks", disable=not progress, leave=False):
         reason = reasons[check.name]
         if reason is not None:
-            outcomes.append(CheckOutcome(check.name, check.tests, None, reason, 0.0, check.score))
+            outcomes.append(
+                CheckOutcome(check.name, check.tests, None, reason, 0.0, check.score, check.family)
+            )
             continue
         started = time.perf_counter()
         result = check.run(inputs, check_stream(base, check.name))
         elapsed = time.perf_counter() - started
-        outcomes.append(CheckOutcome(check.name, check.tests, result, None, elapsed, check.score))
+        outcomes.append(
+            CheckOutcome(check.name, check.tests, result, None, elapsed, check.score, check.family)
+        )
     settings = dict(settings or {})
     settings["n_resamples"] = dict(resamples)
+    settings["alpha"] = alpha
+    settings["pvalue_floors"] = pvalue_floors(running, resamples, m=m, e=e)
     return PosteriorReport(
         outcomes=tuple(outcomes),
         n=inputs.n,

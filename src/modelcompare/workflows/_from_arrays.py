@@ -39,6 +39,8 @@ _MISSING = {
     "draws": "needs posterior draws with theta",
     "latent": "needs the flow itself, not arrays",
     "reference": "needs reference draws and the posterior's draws at the same observations",
+    "log_prob": "needs the flow itself, with log_prob and sample, not arrays",
+    "x_obs": "needs observed data (x_obs) and the flow's calibration x's",
 }
 
 

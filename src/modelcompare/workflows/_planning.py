@@ -15,19 +15,50 @@ from modelcompare._foundation.errors import TooFewResamplesWarning
 from modelcompare._foundation.pvalues import resamples_needed, smallest_adjusted_pvalue
 from modelcompare.workflows._checks import Check
 
-__all__ = ["AUTO_ALPHA", "MIN_RESAMPLES", "correction_factors", "plan_resamples"]
+__all__ = [
+    "AUTO_ALPHA",
+    "MIN_RESAMPLES",
+    "correction_factors",
+    "plan_resamples",
+    "plans",
+    "pvalue_floors",
+]
 
 #: The fewest null resamples the report uses when it chooses B itself.
 MIN_RESAMPLES = 100
 
-#: The level at which the automatic B lets every resampling check reject.
+#: The level at which the automatic B lets every resampling check reject, unless another is asked.
 AUTO_ALPHA = 0.05
 
 
 def correction_factors(check: Check, m: int, e: int, n_tests: int) -> tuple[int, int, int]:
     """(tests per evaluation point, evaluation points, tests of the report) of a resampling check."""
     assert check.tests_per_point is not None  # only resampling checks are planned
-    return (max(check.tests_per_point(m), 1), e, n_tests)
+    return (max(check.tests_per_point(m), 1), e if check.local else 1, n_tests)
+
+
+def plans(check: Check) -> bool:
+    """Whether ``check`` enters the plan of B and the correction across the posterior checks."""
+    return not check.score and check.family == "posterior"
+
+
+def pvalue_floors(
+    running: Sequence[Check], resamples: Mapping[str, int], *, m: int, e: int
+) -> dict[str, float]:
+    """The smallest adjusted p-value each planned check can reach with its B in this report.
+
+    Examples
+    --------
+    >>> from modelcompare.workflows._checks import lookup
+    >>> pvalue_floors([lookup("local_coverage")], {"local_coverage": 119}, m=2, e=3)
+    {'local_coverage': 0.05}
+    """
+    n_tests = sum(plans(c) for c in running)
+    return {
+        c.name: smallest_adjusted_pvalue(resamples[c.name], correction_factors(c, m, e, n_tests))
+        for c in running
+        if c.name in resamples
+    }
 
 
 def plan_resamples(
@@ -37,14 +68,16 @@ def plan_resamples(
     m: int,
     e: int,
     limits: Mapping[str, int],
+    alpha: float = AUTO_ALPHA,
     stacklevel: int = 2,
 ) -> dict[str, int]:
-    """The B of each resampling check among ``running``; warn when one cannot reach ``AUTO_ALPHA``.
+    """The B of each resampling check among ``running``; warn when one cannot reach ``alpha``.
 
-    ``running`` are the checks that will run; only the tests among them (not the scores) count
-    in the correction across checks. With ``n_resamples=None`` each check gets the smallest B (at
-    least :data:`MIN_RESAMPLES`) at which it can reach a Holm-adjusted p ≤ 0.05 in this report,
-    unless ``limits`` (the memory guard) caps it.
+    ``running`` are the checks that will run; only the posterior's tests among them (not the
+    scores, nor the simulator's family) count in the correction across checks. With
+    ``n_resamples=None`` each check gets the smallest B (at least :data:`MIN_RESAMPLES`) at which
+    it can reach a Holm-adjusted p ≤ ``alpha`` in this report, unless ``limits`` (the memory
+    guard) caps it.
 
     Examples
     --------
@@ -53,13 +86,11 @@ def plan_resamples(
     ...                limits={})
     {'local_coverage': 239}
     """
-    n_tests = sum(not c.score for c in running)
+    n_tests = sum(plans(c) for c in running)
     factors = {
-        c.name: correction_factors(c, m, e, n_tests)
-        for c in running
-        if c.resampling and not c.score
+        c.name: correction_factors(c, m, e, n_tests) for c in running if c.resampling and plans(c)
     }
-    needed = {name: resamples_needed(f) for name, f in factors.items()}
+    needed = {name: resamples_needed(f, alpha=alpha) for name, f in factors.items()}
     if n_resamples is None:
         chosen = {name: max(b, MIN_RESAMPLES) for name, b in needed.items()}
         chosen |= {
@@ -71,7 +102,7 @@ def plan_resamples(
         chosen = dict.fromkeys(needed, n_resamples)
     short = [name for name, b in needed.items() if chosen[name] < b]
     if short:
-        _warn_short(short, chosen, needed, factors, n_resamples, n_tests, stacklevel + 1)
+        _warn_short(short, chosen, needed, factors, n_resamples, n_tests, alpha, stacklevel + 1)
     return chosen
 
 
@@ -82,6 +113,7 @@ def _warn_short(
     factors: Mapping[str, tuple[int, int, int]],
     n_resamples: int | None,
     n_tests: int,
+    alpha: float,
     stacklevel: int,
 ) -> None:
     lacking = "; ".join(
@@ -102,7 +134,7 @@ def _warn_short(
         )
     )
     warnings.warn(
-        f"{cause}: some resampling checks cannot reach a Holm-adjusted p <= {AUTO_ALPHA:g} "
+        f"{cause}: some resampling checks cannot reach a Holm-adjusted p <= {alpha:g} "
         f"in this report of {n_tests} checks: {lacking}. {remedy}",
         TooFewResamplesWarning,
         stacklevel=stacklevel,

@@ -7,11 +7,13 @@ import html
 import io
 import json
 import math
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from modelcompare._foundation.errors import TooFewResamplesWarning
 from modelcompare._foundation.pvalues import holm_adjust
 from modelcompare._foundation.results import Result, check_alpha, result_class, to_builtin
 
@@ -23,7 +25,9 @@ class CheckOutcome(Result):
     """One check of a :class:`PosteriorReport`: its result, or the reason it was skipped.
 
     ``score`` marks a score rather than a test: it is shown, but never enters
-    :meth:`PosteriorReport.failures`, the verdict or the correction across checks.
+    :meth:`PosteriorReport.failures`, the verdict or the correction across checks. ``family``
+    is ``"posterior"`` (Holm across the posterior's checks) or ``"simulator"`` (a family of its
+    own: whether the observed data are typical of the simulator).
     """
 
     name: str
@@ -32,6 +36,7 @@ class CheckOutcome(Result):
     skipped: str | None
     runtime_s: float
     score: bool = False
+    family: str = "posterior"
 
     @property
     def statistic(self) -> float:
@@ -92,8 +97,19 @@ class PosteriorReport(Result):
 
     @property
     def pvalues_adjusted(self) -> dict[str, float]:
-        """The overall p-value of every test that ran, Holm-adjusted across those tests."""
-        return {name: float(p) for name, p in zip(self._ran(), self._adjusted())}
+        """The overall p-value of every test that ran, Holm-adjusted across the posterior's tests.
+
+        A check of the simulator's family keeps its own p-value (already Holm-adjusted across
+        the observations): it is outside the posterior's correction.
+        """
+        adjusted = {name: float(p) for name, p in zip(self._ran(), self._adjusted())}
+        return {o.name: o.pvalue for o in self._simulator()} | adjusted
+
+    @property
+    def scores(self) -> Any:
+        """The per-parameter scores (pandas DataFrame), or None when no score was computed."""
+        result = self.results.get("scores")
+        return None if result is None else result.table
 
     @property
     def checks(self) -> Any:
@@ -118,26 +134,59 @@ class PosteriorReport(Result):
         return table
 
     def _ran(self) -> list[str]:
-        """The tests that ran (the scores aside): the family of the correction across checks."""
-        return [o.name for o in self.outcomes if o.result is not None and not o.score]
+        """The posterior's tests that ran (the scores aside): the family of the correction."""
+        return [
+            o.name
+            for o in self.outcomes
+            if o.result is not None and not o.score and o.family == "posterior"
+        ]
+
+    def _simulator(self) -> list[CheckOutcome]:
+        """The simulator's tests that ran (misspecification): a family of their own."""
+        return [o for o in self.outcomes if o.result is not None and o.family == "simulator"]
+
+    def _warn_floors(self, alpha: float) -> None:
+        """Warn when ``alpha`` is below the level B was planned for and a check cannot reach it."""
+        planned = self.settings.get("alpha", alpha)
+        floors = self.settings.get("pvalue_floors") or {}
+        short = {name: f for name, f in floors.items() if f > alpha and alpha < planned}
+        if short:
+            listed = ", ".join(f"{name} (smallest p {f:.3g})" for name, f in short.items())
+            warnings.warn(
+                f"alpha = {alpha:g} is below the level B was planned for ({planned:g}): "
+                f"{listed} cannot reject at {alpha:g} after the corrections. Plan for it with "
+                f"validate_posterior(..., alpha={alpha:g}).",
+                TooFewResamplesWarning,
+                stacklevel=3,
+            )
 
     def _adjusted(self) -> np.ndarray:
         ran = set(self._ran())
         return holm_adjust(np.array([o.pvalue for o in self.outcomes if o.name in ran]))
 
     def failures(self, alpha: float = 0.05) -> list[str]:
-        """The checks that reject at ``alpha`` after Holm's correction across the checks."""
+        """The checks that reject at ``alpha`` after Holm's correction across the checks.
+
+        A check of the simulator's family (``misspecification``) is listed first when it rejects
+        at ``alpha`` by its own p-value: it is outside the posterior checks' correction. Warns
+        (:class:`TooFewResamplesWarning`, naming the checks) when ``alpha`` is below the level
+        the report planned B for and some check's smallest attainable p-value exceeds it.
+        """
         alpha = check_alpha(alpha)
-        return [name for name, p in zip(self._ran(), self._adjusted()) if p <= alpha]
+        self._warn_floors(alpha)
+        simulator = [o.name for o in self._simulator() if o.pvalue <= alpha]
+        return simulator + [name for name, p in zip(self._ran(), self._adjusted()) if p <= alpha]
 
     def summary(self, alpha: float = 0.05) -> str:
         """A short plain-language verdict at level ``alpha``."""
-        failed = self.failures(alpha)
         ran = self._ran()
+        failed = [name for name in self.failures(alpha) if name in ran]
         skipped = [o.name for o in self.outcomes if o.result is None]
         scored = [o.name for o in self.outcomes if o.result is not None and o.score]
-        if not ran:
+        if not ran and not self._simulator():
             verdict = "No test ran; scores only." if scored else "No check could run."
+        elif not ran:
+            verdict = "No posterior check ran."
         elif failed:
             verdict = (
                 f"Do not trust this posterior yet: {len(failed)} of {len(ran)} checks reject "
@@ -149,6 +198,7 @@ class PosteriorReport(Result):
                 f"alpha = {alpha:g} (Holm across checks). Absence of evidence is not proof: "
                 "more calibration pairs give more power."
             )
+        verdict = _simulator_sentence(self._simulator(), alpha) + verdict
         if skipped:
             verdict += f" Skipped: {', '.join(skipped)}."
         if self.comparison is not None:
@@ -168,6 +218,7 @@ class PosteriorReport(Result):
                     "pvalue_adjusted": adjusted.get(o.name, math.nan),
                     "skipped": o.skipped,
                     "score": o.score,
+                    "family": o.family,
                     "runtime_s": o.runtime_s,
                     "result": None
                     if o.result is None
@@ -201,6 +252,18 @@ class PosteriorReport(Result):
         path = Path(path)
         path.write_text(render_html(self, alpha=check_alpha(alpha)), encoding="utf-8")
         return path
+
+
+def _simulator_sentence(outcomes: list[CheckOutcome], alpha: float) -> str:
+    """The sentence that opens the verdict when an observation is atypical of the simulator."""
+    flagged = [i for o in outcomes for i in o.result.flagged_at(alpha)]
+    if not flagged:
+        return ""
+    rows = ", ".join(str(i) for i in flagged)
+    return (
+        f"The simulator rarely produces data like x_obs row(s) {rows} (misspecification, "
+        f"alpha = {alpha:g}, Holm across observations): the checks below do not cover them. "
+    )
 
 
 def _nan_to_none(value: Any) -> Any:

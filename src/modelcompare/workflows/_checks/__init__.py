@@ -13,17 +13,22 @@ from typing import Any
 
 from modelcompare.workflows._checks import (
     c2st,
+    expected_coverage,
     global_coverage,
     lc2st_nf,
     local_coverage,
     local_independence,
+    misspecification,
     pit_independence,
     sbc,
+    sbc_log_gamma,
+    scores,
     tarp,
 )
-from modelcompare.workflows._checks._base import NEEDS, Check, ReportInputs
+from modelcompare.workflows._checks._base import FAMILIES, NEEDS, Check, ReportInputs
 
 __all__ = [
+    "FAMILIES",
     "NEEDS",
     "REGISTRY",
     "Check",
@@ -35,14 +40,18 @@ __all__ = [
 
 #: The checks of the posterior report, in the order the report lists them.
 REGISTRY: tuple[Check, ...] = (
+    misspecification.CHECK,
     sbc.CHECK,
+    sbc_log_gamma.CHECK,
     tarp.CHECK,
     global_coverage.CHECK,
+    expected_coverage.CHECK,
     pit_independence.CHECK,
     local_coverage.CHECK,
     local_independence.CHECK,
     lc2st_nf.CHECK,
     c2st.CHECK,
+    scores.CHECK,
 )
 
 
@@ -54,7 +63,7 @@ def check_names(
     Examples
     --------
     >>> check_names()[:3]
-    ('sbc', 'tarp', 'global_coverage')
+    ('misspecification', 'sbc', 'sbc_log_gamma')
     >>> check_names({"pit", "two_parameters"})
     ('global_coverage', 'pit_independence')
     """
@@ -69,10 +78,13 @@ def lookup(name: str, registry: Sequence[Check] = REGISTRY) -> Check | None:
 
 
 def select(checks: Any, registry: Sequence[Check] = REGISTRY) -> list[Check]:
-    """The checks named by ``checks`` ('all', a name or a list of names), in registry order."""
+    """The checks named by ``checks`` ('all', a name or a list of names), in registry order.
+
+    ``"all"`` is every check but the opt-in ones (``default=False``), which run when named.
+    """
     names = check_names(registry=registry)
     if isinstance(checks, str) and checks == "all":
-        return list(registry)
+        return [c for c in registry if c.default]
     if not isinstance(checks, str) and not hasattr(checks, "__iter__"):
         msg = f"`checks` must be 'all', a check name or a list of names; got {checks!r}."
         raise TypeError(msg)

@@ -12,7 +12,7 @@ import numpy as np
 
 from modelcompare._foundation.errors import TooFewResamplesWarning
 
-__all__ = ["NEEDS", "Check", "ReportInputs", "quiet_resolution"]
+__all__ = ["FAMILIES", "NEEDS", "Check", "ReportInputs", "quiet_resolution"]
 
 #: What a check can need from the inputs of a report. A front door that cannot supply one names
 #: why in :attr:`ReportInputs.missing`, and the checks needing it are skipped with that reason.
@@ -24,7 +24,14 @@ NEEDS = {
     "draws": "posterior draws at the calibration x's",
     "latent": "the flow itself, with to_latent(theta, x)",
     "reference": "reference draws with the posterior's draws at the same observations",
+    "log_prob": "the flow itself, with log_prob(theta, x) and sample(x, n, seed)",
+    "x_obs": "observed data sets x_obs, with the calibration x's as the simulator's data",
 }
+
+#: The families of tests a report corrects separately: the posterior estimator's checks, and the
+#: simulator's (whether the observed data are typical of the simulator), whose null concerns the
+#: simulator, not the estimator.
+FAMILIES = ("posterior", "simulator")
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,6 +46,8 @@ class ReportInputs:
         PIT values, shape (N, m).
     x, x_eval : numpy.ndarray or None
         Calibration x's (N, d) and evaluation points (E, d) of the local checks.
+    x_obs : numpy.ndarray or None
+        The observed data sets (one per row) of the misspecification check.
     theta : numpy.ndarray or None
         Calibration parameters (N, m).
     flow : object or None
@@ -72,6 +81,7 @@ class ReportInputs:
     pit_values: np.ndarray | None = None
     x: np.ndarray | None = None
     x_eval: np.ndarray | None = None
+    x_obs: np.ndarray | None = None
     theta: np.ndarray | None = None
     flow: Any = None
     sampler: Any = None
@@ -126,6 +136,16 @@ class Check:
     score : bool
         A score rather than a test: shown in the report, never in :meth:`failures`, the
         verdict, the correction across checks or the plan of B.
+    local : bool
+        Whether a resampling check is corrected across the E evaluation points (the plan's
+        factor E); a global resampling check has factor 1 there.
+    default : bool
+        Whether ``checks="all"`` runs it. An opt-in check (False) runs only when named: each
+        test that runs raises C, and with it the B of every resampling check.
+    family : str
+        Among :data:`FAMILIES`: the family whose correction the check enters. Only
+        ``"posterior"`` checks enter Holm across checks and the plan of B; a ``"simulator"``
+        check is a family of its own.
     """
 
     name: str
@@ -138,8 +158,14 @@ class Check:
     resample_limit: Callable[[ReportInputs], int] | None = None
     draw: Callable[[Any, Any], None] | None = None
     score: bool = False
+    local: bool = True
+    default: bool = True
+    family: str = "posterior"
 
     def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            msg = f"`family` of check {self.name!r} must be among {list(FAMILIES)}; got {self.family!r}."
+            raise ValueError(msg)
         unknown = [need for need in self.needs if need not in NEEDS]
         if unknown:
             msg = f"`needs` of check {self.name!r} must be among {list(NEEDS)}; got {unknown}."
