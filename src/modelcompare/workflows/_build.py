@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,6 +13,7 @@ import numpy as np
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.task_seeds import task_seed
 from modelcompare.workflows._checks import REGISTRY, Check, ReportInputs, select
+from modelcompare.workflows._checks._figures import check_parameter_names
 from modelcompare.workflows._planning import plan_resamples
 from modelcompare.workflows._report import CheckOutcome, PosteriorReport
 
@@ -49,7 +52,29 @@ def build_report(
     Each check is skipped with its reason when ``inputs`` miss one of its needs; the resampling
     checks that run get the B :func:`plan_resamples` chooses (``settings["n_resamples"]``); then
     each check runs on its own stream, keyed by its name (:func:`check_stream`).
+
+    Every warning raised meanwhile is recorded in the report (``report.warnings``, listed by its
+    summary and HTML page) and raised again to the caller, with its category and origin.
     """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = _build(inputs, checks, n_resamples, seed, settings, input_hash, progress, registry)
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    recorded = tuple(dict.fromkeys((w.category.__name__, str(w.message)) for w in caught))
+    return dataclasses.replace(report, warnings=recorded)
+
+
+def _build(
+    inputs: ReportInputs,
+    checks: Any,
+    n_resamples: int | None,
+    seed: SeedLike,
+    settings: dict[str, Any] | None,
+    input_hash: str,
+    progress: bool,
+    registry: Sequence[Check],
+) -> PosteriorReport:
     selected = select(checks, registry)
     reasons = {c.name: c.skip_reason(inputs) for c in selected}
     running = [c for c in selected if reasons[c.name] is None]
@@ -60,7 +85,7 @@ def build_report(
         m=inputs.n_params,
         e=0 if inputs.x_eval is None else int(inputs.x_eval.shape[0]),
         limits=limits,
-        stacklevel=4,  # the caller of the front door that called this builder
+        stacklevel=5,  # the caller of the front door that called this builder
     )
     inputs = inputs.with_resamples(resamples)
     rng, seed_used = check_seed(seed)
@@ -79,6 +104,9 @@ def build_report(
         outcomes.append(CheckOutcome(check.name, check.tests, result, None, elapsed, check.score))
     settings = dict(settings or {})
     settings["n_resamples"] = dict(resamples)
+    settings["parameter_names"] = list(
+        check_parameter_names(settings.get("parameter_names"), inputs.n_params)
+    )
     return PosteriorReport(
         outcomes=tuple(outcomes),
         n=inputs.n,
@@ -88,6 +116,7 @@ def build_report(
         settings=settings,
         versions=_versions(),
         input_hash=input_hash,
+        pit_values=inputs.pit_values,
     )
 
 
