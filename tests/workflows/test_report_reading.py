@@ -32,8 +32,9 @@ def pairs(model):
 
 def _report(flow, pairs, checks=FAST, **kwargs):
     theta, x = pairs
-    return validate_posterior(flow, theta, x, checks=checks, n_posterior_samples=100, seed=1,
-                              **kwargs)
+    return validate_posterior(
+        flow, theta, x, checks=checks, n_posterior_samples=100, seed=1, **kwargs
+    )
 
 
 def _figure_texts(report, name, alpha=0.05):
@@ -49,8 +50,7 @@ def _figure_texts(report, name, alpha=0.05):
     bold = []
     for ax in fig.axes:
         texts += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
-        texts += [t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels()]
-        for t in ax.texts:
+        for t in ax.texts + ax.get_xticklabels() + ax.get_yticklabels():
             texts.append(t.get_text())
             if t.get_fontweight() == "bold":
                 bold.append(t.get_text())
@@ -75,7 +75,8 @@ def local_report(model, pairs):
 def test_figure_marks_follow_the_table(local_report):
     table = local_report.checks.set_index("name")
     failed = set(local_report.failures(0.05))
-    assert failed and set(table.index) - failed  # both kinds of check in one report
+    assert failed
+    assert set(table.index) - failed
     for name in ("local_coverage", "local_independence", "lc2st_nf"):
         texts, bold = _figure_texts(local_report, name)
         assert not any("rejected" in t for t in texts)
@@ -101,13 +102,21 @@ def test_points_by_coordinates_and_parameters_by_name(model, pairs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = validate_posterior(
-            model.exact_flow(), theta, x, x_eval=x_eval, n_posterior_samples=50, seed=0,
-            checks=["sbc", "global_coverage", "local_coverage", "lc2st_nf"], n_resamples=39,
+            model.exact_flow(),
+            theta,
+            x,
+            x_eval=x_eval,
+            n_posterior_samples=50,
+            seed=0,
+            checks=["sbc", "global_coverage", "local_coverage", "lc2st_nf"],
+            n_resamples=39,
             parameter_names=["mu", "sigma"],
         )
     texts, _ = _figure_texts(report, "local_coverage")
-    assert "x₀=(0.12, -1)" in texts and "x₀=(1.5, 2.2)" in texts
-    assert any("mu" in t for t in texts) and not any("θ" in t or "z1" in t for t in texts)
+    assert any("x₀=(0.12, -1)" in t for t in texts)
+    assert any("x₀=(1.5, 2.2)" in t for t in texts)
+    assert any("mu" in t for t in texts)
+    assert not any("θ" in t or "z1" in t for t in texts)
     for name in ("sbc", "global_coverage"):
         texts, _ = _figure_texts(report, name)
         assert any("sigma" in t for t in texts)
@@ -143,13 +152,17 @@ def test_warnings_are_recorded_and_raised():
     pit, x = rng.uniform(size=(300, 2)), rng.normal(size=(300, 2))
     with pytest.warns(TooFewResamplesWarning, match="too few"):
         report = report_from_arrays(
-            pit_values=pit, x=x, checks=["global_coverage", "local_coverage"], n_resamples=20,
+            pit_values=pit,
+            x=x,
+            checks=["global_coverage", "local_coverage"],
+            n_resamples=20,
             seed=0,
         )
     assert [c for c, _ in report.warnings] == ["TooFewResamplesWarning"]
     assert "TooFewResamplesWarning" in report.summary()
     page = render_html(report, alpha=0.05)
-    assert '<section id="warnings">' in page and "too few" in page
+    assert '<section id="warnings">' in page
+    assert "too few" in page
     assert report.to_dict()["warnings"][0]["category"] == "TooFewResamplesWarning"
 
 
@@ -169,18 +182,27 @@ def test_findings_name_what_is_wrong(model, pairs, flow_kwargs, kind):
     report = _report(model.exact_flow(**flow_kwargs), pairs)
     findings = report.findings
     assert list(findings.columns) == [
-        "check", "kind", "parameter", "where", "direction", "size", "evidence",
+        "check",
+        "kind",
+        "parameter",
+        "where",
+        "direction",
+        "size",
+        "evidence",
     ]
     if kind is None:
-        assert report.failures() == [] and findings.empty
+        assert report.failures() == []
+        assert findings.empty
         assert "Findings" not in report.summary()
         return
     assert "sbc" in report.failures() or "global_coverage" in report.failures()
     assert kind in set(findings["kind"])
     summary = report.summary()
-    assert "Findings:" in summary and "Next:" in summary
+    assert "Findings:" in summary
+    assert "Next:" in summary
     page = render_html(report, alpha=0.05)
-    assert '<section id="findings">' in page and "Next:" in page
+    assert '<section id="findings">' in page
+    assert "Next:" in page
 
 
 def test_findings_only_where_the_table_rejects(model, pairs):
@@ -195,3 +217,27 @@ def test_local_finding_names_the_points(local_report):
     failed = set(local_report.failures())
     assert set(local["check"]) == failed & {"local_coverage", "local_independence", "lc2st_nf"}
     assert all("x₀=(" in w for w in local["where"])
+
+
+def test_a_rejecting_local_check_marks_its_points(model, pairs):
+    """A local check the table rejects: bold points, a "local" finding, one decision."""
+    theta, x = pairs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = validate_posterior(
+            model.exact_flow(scale_factor=0.4),
+            theta,
+            x,
+            checks=["local_coverage"],
+            n_resamples=None,
+            seed=0,
+        )
+    assert report.failures() == ["local_coverage"]
+    _texts, bold = _figure_texts(report, "local_coverage")
+    assert bold
+    assert all("x₀=(" in t for t in bold)
+    local = report.findings[report.findings["kind"] == "local"]
+    assert list(local["check"]) == ["local_coverage"]
+    assert local["where"].iloc[0]
+    assert "this check rejects" in render_html(report, alpha=0.05)
+    assert "local_coverage: the posterior is miscalibrated at x₀=(" in report.summary()

@@ -17,11 +17,11 @@ import numpy as np
 
 __all__ = [
     "FigureContext",
-    "annotate_points",
     "call_draw",
     "check_parameter_names",
     "default_parameter_names",
     "draw_per_point",
+    "label_points",
     "legend_below",
     "point_label",
 ]
@@ -168,27 +168,25 @@ def legend_below(fig: Any, ax: Any, ncol: int | None = None) -> None:
     )
 
 
-def annotate_points(ax: Any, xs: Sequence[float], tops: Any, pvalues: Any, alpha: float) -> None:
-    """Write the report-scale p-value above each point; bold only where the table rejects."""
-    tops = np.asarray(tops, dtype=float)
-    for x, top, p in zip(xs, tops, pvalues):
-        ax.annotate(
-            f"p = {p:.2g}",
-            (x, top),
-            textcoords="offset points",
-            xytext=(0, 3),
-            ha="center",
-            fontsize="small",
-            fontweight="bold" if p <= alpha else "normal",
-        )
-    ax.margins(y=0.15)
+def label_points(ax: Any, context: FigureContext, pvalues: Any) -> None:
+    """Label each evaluation point below the axis by its coordinates and report-scale p-value.
+
+    Bold only where that p-value is at or below the report's level, which happens only when the
+    table rejects the check.
+    """
+    xs = list(range(len(pvalues)))
+    labels = [f"{context.label(i)}\np = {p:.2g}" for i, p in zip(xs, pvalues)]
+    ax.set_xticks(xs, labels, fontsize="small")
+    for tick, p in zip(ax.get_xticklabels(), pvalues):
+        tick.set_fontweight("bold" if p <= context.alpha else "normal")
 
 
 def draw_per_point(fig: Any, result: Any, title: str, context: FigureContext) -> None:
     """The statistic at each evaluation point, labelled by its coordinates and report-scale p.
 
+
     The 95 % quantile of each point's own null is drawn as a per-point reference only: the
-    decision is the report's, shown as the adjusted p-values above the bars.
+    decision is the report's, shown as the adjusted p-values below the bars.
     """
     ax = fig.subplots()
     stats = np.asarray(result.statistics, dtype=float)
@@ -199,12 +197,10 @@ def draw_per_point(fig: Any, result: Any, title: str, context: FigureContext) ->
         null = np.asarray(result.null_statistics, dtype=float)
         q = np.broadcast_to(np.quantile(null, 0.95, axis=0), values.shape)
         ax.plot(xs, q, "k_", ms=30, label="95 % quantile of the point's null (reference)")
-        tops = np.maximum(values, q)
-    else:
-        tops = values
-    pvalues = context.point_pvalues(result.pvalues_adjusted)
-    annotate_points(ax, xs, tops, pvalues, context.alpha)
-    ax.set_xticks(list(xs), [context.label(i) for i in xs], fontsize="small")
-    ax.set(xlabel="evaluation point (p: adjusted across points and checks)", ylabel="statistic")
+    label_points(ax, context, context.point_pvalues(result.pvalues_adjusted))
+    ax.set(
+        xlabel="evaluation point (p adjusted across the point's tests, points and checks)",
+        ylabel="statistic",
+    )
     ax.set_title(title)
     legend_below(fig, ax)

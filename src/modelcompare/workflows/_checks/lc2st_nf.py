@@ -41,7 +41,7 @@ CHECK = Check(
     tests="the flow's latent is N(0, I) at each evaluation point x (L-C2ST-NF)",
     reading=(
         "Each bar is the classifier statistic at one evaluation point, with the 95 % quantile of "
-        "that point's own null as a reference; the p-value above each bar is adjusted across the "
+        "that point's own null as a reference; the p-value below each bar is adjusted across the "
         "points and the checks, and only one at or below alpha marks a point where the latent "
         "is not N(0, I)."
     ),

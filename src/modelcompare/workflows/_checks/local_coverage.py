@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare.workflows._checks._base import Check, ReportInputs, quiet_resolution
-from modelcompare.workflows._checks._figures import FigureContext, annotate_points
+from modelcompare.workflows._checks._figures import FigureContext, label_points
 
 __all__ = ["CHECK"]
 
@@ -50,7 +50,7 @@ def draw(fig: Any, result: Any, context: FigureContext) -> None:
     """
     from modelcompare.posterior import plot_local_pp, plot_local_statistics
 
-    m, e = np.asarray(result.statistics).shape
+    m = np.asarray(result.statistics).shape[0]
     names = list(context.parameter_names[:m])
     axes = np.atleast_1d(fig.subplots(1, m + 1))
     worst = int(np.argmin(result.pvalues))
@@ -62,10 +62,10 @@ def draw(fig: Any, result: Any, context: FigureContext) -> None:
         p = max(float(context.point_pvalues([covariate[i]])[0]), float(point_p[worst]))
         ax.set_title(f"{names[i]} at {context.label(worst)}\n(adjusted p = {p:.2g})", fontsize=9)
     ax = plot_local_statistics(result, ax=axes[m], alpha=None, labels=names)
-    annotate_points(ax, range(e), np.max(result.statistics, axis=0), point_p, context.alpha)
-    ax.set_xticks(range(e), [context.label(i) for i in range(e)], fontsize="x-small", rotation=20)
-    ax.set_xlabel("evaluation point")
-    ax.set_title("T at each point (p adjusted)", fontsize=9)
+    label_points(ax, context, point_p)
+    ax.tick_params(axis="x", labelsize="x-small")
+    ax.set_xlabel("evaluation point (p adjusted)", fontsize=8)
+    ax.set_title("T at each evaluation point", fontsize=9)
     handles, labels = [], []
     for a in (axes[0], ax):
         h, lab = a.get_legend_handles_labels()
@@ -73,8 +73,14 @@ def draw(fig: Any, result: Any, context: FigureContext) -> None:
         if a.get_legend() is not None:
             a.get_legend().remove()
     # the legends are wider than a panel: one legend below the row instead
-    fig.legend(handles, labels, loc="outside lower center", fontsize="small", frameon=False,
-               ncol=min(len(labels), 4))
+    fig.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        fontsize="small",
+        frameon=False,
+        ncol=min(len(labels), 4),
+    )
 
 
 CHECK = Check(

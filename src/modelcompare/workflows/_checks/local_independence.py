@@ -54,7 +54,7 @@ CHECK = Check(
     name=NAME,
     tests="PIT values of different parameters are independent at each evaluation point x",
     reading=(
-        "Each bar is the largest pairwise statistic at one evaluation point; the p-value above "
+        "Each bar is the largest pairwise statistic at one evaluation point; the p-value below "
         "it is adjusted across the pairs, the points and the checks, and only one at or below "
         "alpha marks a point where the dependence between parameters is wrong."
     ),
