@@ -18,7 +18,10 @@ import numpy as np
 
 from modelcompare.workflows._checks._figures import point_label
 
-__all__ = ["ReportFindings", "findings_paragraph", "point_pvalues", "report_findings"]
+__all__ = ["COLUMNS", "ReportFindings", "findings_paragraph", "point_pvalues", "report_findings"]
+
+#: The columns of the findings table, those of ``calibration_findings(...).table``.
+COLUMNS = ("check", "kind", "parameter", "where", "direction", "size", "evidence")
 
 #: S of the ranks read off PIT values when the report has no SBC ranks.
 _PIT_RANKS = 1000
@@ -63,9 +66,8 @@ def _marginal(report: Any, alpha: float, failed: set[str]) -> tuple[Any, list[st
     import pandas as pd
 
     from modelcompare.posterior import calibration_findings
-    from modelcompare.posterior._findings import FINDING_COLUMNS
 
-    empty = pd.DataFrame(columns=list(FINDING_COLUMNS)), []
+    empty = pd.DataFrame(columns=list(COLUMNS)), []
     pit = report.pit_values
     sbc = report.results.get("sbc")
     behind = dict(_BEHIND)
@@ -143,7 +145,9 @@ def report_findings(report: Any, alpha: float) -> ReportFindings:
     table, lines = _marginal(report, alpha, failed)
     rows, local_lines = _local(report, alpha, failed)
     if rows:
-        table = pd.concat([table, pd.DataFrame(rows)], ignore_index=True)
+        local = pd.DataFrame(rows, columns=list(COLUMNS))
+        # concatenating an empty frame is deprecated in pandas: start from the local rows then
+        table = local if table.empty else pd.concat([table, local], ignore_index=True)
     return ReportFindings(table=table, lines=tuple(lines + local_lines))
 
 
