@@ -59,7 +59,11 @@ def build_report(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = _build(inputs, checks, n_resamples, seed, settings, input_hash, progress, registry)
+    # once each: a warning repeated by every null fit is one warning to the caller
+    seen: dict[tuple[Any, ...], Any] = {}
     for w in caught:
+        seen.setdefault((w.category, str(w.message), w.filename, w.lineno), w)
+    for w in seen.values():
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
     recorded = tuple(dict.fromkeys((w.category.__name__, str(w.message)) for w in caught))
     return dataclasses.replace(report, warnings=recorded)

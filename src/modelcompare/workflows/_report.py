@@ -236,6 +236,7 @@ class PosteriorReport(Result):
             if self.comparison is None
             else to_builtin(self.comparison, include_arrays=include_arrays),
             "warnings": [{"category": c, "message": m} for c, m in self.warnings],
+            "findings": to_builtin(self.findings.to_dict("records")),
         }
 
     def to_json(self, path: str | Path, *, include_arrays: bool = False) -> Path:
