@@ -172,7 +172,16 @@ class PosteriorReport(Result):
         return [name for name, p in zip(self._ran(), self._adjusted()) if p <= alpha]
 
     def summary(self, alpha: float = 0.05) -> str:
-        """A short plain-language verdict at level ``alpha``."""
+        """A short plain-language verdict at level ``alpha``, with the findings and warnings.
+
+        When some check rejects, the findings (:meth:`findings_at`) follow with a next step per
+        kind; every warning raised while the report was built is listed last.
+        """
+        return self._verdict(alpha, details=True)
+
+    def _verdict(self, alpha: float, *, details: bool) -> str:
+        """The verdict; with ``details``, the findings and warnings too (the HTML shows those
+        in sections of their own)."""
         failed = self.failures(alpha)
         ran = self._ran()
         skipped = [o.name for o in self.outcomes if o.result is None]
@@ -190,17 +199,21 @@ class PosteriorReport(Result):
                 f"alpha = {alpha:g} (Holm across checks). Absence of evidence is not proof: "
                 "more calibration pairs give more power."
             )
-        if failed:
+        if failed and details:
             from modelcompare.workflows._findings import findings_paragraph
 
             verdict += " " + findings_paragraph(self, alpha)
+        elif failed:
+            verdict += " What is wrong, and what to do: see the findings below."
         if skipped:
             verdict += f" Skipped: {', '.join(skipped)}."
         if self.comparison is not None:
             verdict += " " + comparison_sentence(self.comparison, alpha)
-        if self.warnings:
+        if self.warnings and details:
             listed = "; ".join(f"{category}: {message}" for category, message in self.warnings)
             verdict += f" Warnings while building the report: {listed}"
+        elif self.warnings:
+            verdict += f" {len(self.warnings)} warning(s) while building the report: see below."
         return verdict
 
     def to_dict(self, *, include_arrays: bool = True) -> dict[str, Any]:
@@ -272,7 +285,7 @@ padding:0 1em;color:#1f2328;line-height:1.45}
 h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.2em;border-bottom:1px solid #d0d7de;
 padding-bottom:.2em;margin-top:2em}
 .verdict{padding:.8em 1em;border-radius:6px;margin:1em 0;font-weight:500}
-.pass{background:#dafbe1;border:1px solid #4ac26b}.fail{background:#ffebe9;border:1px solid #ff8182}
+.warn li{color:#7d4e00}.pass{background:#dafbe1;border:1px solid #4ac26b}.fail{background:#ffebe9;border:1px solid #ff8182}
 table{border-collapse:collapse;width:100%;font-size:.92em}
 th,td{border:1px solid #d0d7de;padding:.35em .6em;text-align:left}th{background:#f6f8fa}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
@@ -470,7 +483,7 @@ def render_html(report: PosteriorReport, *, alpha: float) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>Posterior validation report</title><style>{_CSS}</style></head><body>"
         "<h1>Posterior validation report</h1>"
-        f'<div class="verdict {verdict_class}">{esc(report.summary(alpha))}</div>'
+        f'<div class="verdict {verdict_class}">{esc(report._verdict(alpha, details=False))}</div>'
         "<table><thead><tr><th>check</th><th>what it tests</th><th>statistic</th><th>p</th>"
         f"<th>p (Holm across checks)</th><th>at alpha = {alpha:g}</th></tr></thead><tbody>"
         + "".join(rows)
