@@ -586,6 +586,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
                 "SBCLogGammaResult.relative_log_gamma",
                 "PosteriorComparisonResult.where",
                 "PosteriorReport.failures",
+                "PosteriorReport.findings_at",
                 "PosteriorReport.summary",
                 "PosteriorReport.to_html",
                 "validate_posterior",

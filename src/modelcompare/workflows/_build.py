@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,6 +13,7 @@ import numpy as np
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.task_seeds import task_seed
 from modelcompare.workflows._checks import REGISTRY, Check, ReportInputs, select
+from modelcompare.workflows._checks._figures import check_parameter_names
 from modelcompare.workflows._planning import AUTO_ALPHA, plan_resamples, pvalue_floors
 from modelcompare.workflows._report import CheckOutcome, PosteriorReport
 
@@ -52,7 +55,36 @@ def build_report(
     (``settings["n_resamples"]``, with the smallest adjusted p-value each can then reach in
     ``settings["pvalue_floors"]``); then each check runs on its own stream, keyed by its name
     (:func:`check_stream`).
+
+    Every warning raised meanwhile is recorded in the report (``report.warnings``, listed by its
+    summary and HTML page) and raised again to the caller, with its category and origin.
     """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = _build(
+            inputs, checks, n_resamples, alpha, seed, settings, input_hash, progress, registry
+        )
+    # once each: a warning repeated by every null fit is one warning to the caller
+    seen: dict[tuple[Any, ...], Any] = {}
+    for w in caught:
+        seen.setdefault((w.category, str(w.message), w.filename, w.lineno), w)
+    for w in seen.values():
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    recorded = tuple(dict.fromkeys((w.category.__name__, str(w.message)) for w in caught))
+    return dataclasses.replace(report, warnings=recorded)
+
+
+def _build(
+    inputs: ReportInputs,
+    checks: Any,
+    n_resamples: int | None,
+    alpha: float,
+    seed: SeedLike,
+    settings: dict[str, Any] | None,
+    input_hash: str,
+    progress: bool,
+    registry: Sequence[Check],
+) -> PosteriorReport:
     selected = select(checks, registry)
     reasons = {c.name: c.skip_reason(inputs) for c in selected}
     running = [c for c in selected if reasons[c.name] is None]
@@ -65,7 +97,7 @@ def build_report(
         e=e,
         limits=limits,
         alpha=alpha,
-        stacklevel=4,  # the caller of the front door that called this builder
+        stacklevel=5,  # the caller of the front door that called this builder
     )
     inputs = inputs.with_resamples(resamples)
     rng, seed_used = check_seed(seed)
@@ -90,6 +122,9 @@ def build_report(
     settings["n_resamples"] = dict(resamples)
     settings["alpha"] = alpha
     settings["pvalue_floors"] = pvalue_floors(running, resamples, m=m, e=e)
+    settings["parameter_names"] = list(
+        check_parameter_names(settings.get("parameter_names"), inputs.n_params)
+    )
     return PosteriorReport(
         outcomes=tuple(outcomes),
         n=inputs.n,
@@ -99,6 +134,7 @@ def build_report(
         settings=settings,
         versions=_versions(),
         input_hash=input_hash,
+        pit_values=inputs.pit_values,
     )
 
 

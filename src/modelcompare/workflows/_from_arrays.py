@@ -18,6 +18,7 @@ from modelcompare._foundation.validation import (
 from modelcompare.posterior import level_grid
 from modelcompare.workflows._build import build_report
 from modelcompare.workflows._checks import ReportInputs
+from modelcompare.workflows._checks._figures import check_parameter_names
 from modelcompare.workflows._inputs import (
     StoredDraws,
     check_classifier,
@@ -64,6 +65,7 @@ def report_from_arrays(
     classifier: str = "logistic",
     seed: SeedLike = None,
     n_jobs: int | None = None,
+    parameter_names: Sequence[str] | None = None,
 ) -> PosteriorReport:
     """A :class:`PosteriorReport` from precomputed inputs (the command line's ``report``).
 
@@ -76,7 +78,8 @@ def report_from_arrays(
     ``n_resamples`` and ``regressor`` work as in :func:`validate_posterior`. ``levels`` is the
     credibility grid of the global and local coverage checks (:func:`level_grid`; default 99
     levels), ``statistic`` the local coverage statistic and ``eval_correction`` the local checks'
-    correction across evaluation points (see :func:`local_coverage_test`).
+    correction across evaluation points (see :func:`local_coverage_test`). ``parameter_names``
+    names θ's coordinates in the figures, findings and summary (default θ₁, …, θₘ).
     """
     n_jobs = check_n_jobs(n_jobs)
     regressor = check_regressor(regressor)
@@ -135,6 +138,7 @@ def report_from_arrays(
         "eval_correction": eval_correction,
         "classifier": classifier,
         "from": "arrays",
+        "parameter_names": list(check_parameter_names(parameter_names, inputs.n_params)),
     }
     if n_eval:
         settings.update(n_eval_points=n_eval, x_eval=inputs.x_eval)

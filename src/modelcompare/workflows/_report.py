@@ -68,6 +68,13 @@ class PosteriorReport(Result):
         Library versions.
     input_hash : str
         SHA-256 of the inputs (θ, x, evaluation points and reference draws).
+    comparison : object or None
+        The :func:`compare_posteriors` result of ``compare_with``.
+    warnings : tuple of (str, str)
+        (category, message) of every warning raised while the report was built; they are also
+        raised to the caller, and listed by :meth:`summary` and the HTML page.
+    pit_values : numpy.ndarray or None
+        The PIT values the checks read, for the dependence findings (:attr:`findings`).
 
     Notes
     -----
@@ -87,6 +94,8 @@ class PosteriorReport(Result):
     versions: dict[str, str]
     input_hash: str
     comparison: Any = None
+    warnings: tuple[tuple[str, str], ...] = ()
+    pit_values: Any = None
 
     _repr_fields = ("n", "n_params", "seed_used")
 
@@ -164,6 +173,38 @@ class PosteriorReport(Result):
         ran = set(self._ran())
         return holm_adjust(np.array([o.pvalue for o in self.outcomes if o.name in ran]))
 
+    @property
+    def parameter_names(self) -> tuple[str, ...]:
+        """The names of θ's coordinates (``settings["parameter_names"]``; θ₁ … θₘ by default)."""
+        from modelcompare.workflows._checks._figures import default_parameter_names
+
+        names = self.settings.get("parameter_names")
+        return tuple(names) if names else default_parameter_names(self.n_params)
+
+    @property
+    def alpha(self) -> float:
+        """The report's level (``settings["alpha"]``; 0.05 by default)."""
+        return float(self.settings.get("alpha") or 0.05)
+
+    @property
+    def findings(self) -> Any:
+        """What is wrong, at the report's level: a table (see :meth:`findings_at`)."""
+        return self.findings_at(self.alpha)
+
+    def findings_at(self, alpha: float = 0.05) -> Any:
+        """The findings at level ``alpha``: what is wrong and where (a pandas DataFrame).
+
+        Columns ``check, kind, parameter, where, direction, size, evidence``, as in
+        :func:`~modelcompare.posterior.calibration_findings`, run at ``alpha`` on the SBC ranks
+        (shift, too_wide, too_narrow) and the PIT values (dependence), plus one row of kind
+        ``"local"`` per local check naming the evaluation points where it rejects. A finding is
+        listed only where the check behind it rejects at ``alpha`` after Holm's correction
+        across the checks (:meth:`failures`): the findings never contradict the table.
+        """
+        from modelcompare.workflows._findings import report_findings
+
+        return report_findings(self, check_alpha(alpha)).table
+
     def failures(self, alpha: float = 0.05) -> list[str]:
         """The checks that reject at ``alpha`` after Holm's correction across the checks.
 
@@ -178,7 +219,16 @@ class PosteriorReport(Result):
         return simulator + [name for name, p in zip(self._ran(), self._adjusted()) if p <= alpha]
 
     def summary(self, alpha: float = 0.05) -> str:
-        """A short plain-language verdict at level ``alpha``."""
+        """A short plain-language verdict at level ``alpha``, with the findings and warnings.
+
+        When some check rejects, the findings (:meth:`findings_at`) follow with a next step per
+        kind; every warning raised while the report was built is listed last.
+        """
+        return self._verdict(alpha, details=True)
+
+    def _verdict(self, alpha: float, *, details: bool) -> str:
+        """The verdict; with ``details``, the findings and warnings too (the HTML shows those
+        in sections of their own)."""
         ran = self._ran()
         failed = [name for name in self.failures(alpha) if name in ran]
         skipped = [o.name for o in self.outcomes if o.result is None]
@@ -198,11 +248,22 @@ class PosteriorReport(Result):
                 f"alpha = {alpha:g} (Holm across checks). Absence of evidence is not proof: "
                 "more calibration pairs give more power."
             )
+        if failed and details:
+            from modelcompare.workflows._findings import findings_paragraph
+
+            verdict += " " + findings_paragraph(self, alpha)
+        elif failed:
+            verdict += " What is wrong, and what to do: see the findings below."
         verdict = _simulator_sentence(self._simulator(), alpha) + verdict
         if skipped:
             verdict += f" Skipped: {', '.join(skipped)}."
         if self.comparison is not None:
             verdict += " " + comparison_sentence(self.comparison, alpha)
+        if self.warnings and details:
+            listed = "; ".join(f"{category}: {message}" for category, message in self.warnings)
+            verdict += f" Warnings while building the report: {listed}"
+        elif self.warnings:
+            verdict += f" {len(self.warnings)} warning(s) while building the report: see below."
         return verdict
 
     def to_dict(self, *, include_arrays: bool = True) -> dict[str, Any]:
@@ -238,6 +299,8 @@ class PosteriorReport(Result):
             "comparison": None
             if self.comparison is None
             else to_builtin(self.comparison, include_arrays=include_arrays),
+            "warnings": [{"category": c, "message": m} for c, m in self.warnings],
+            "findings": to_builtin(self.findings.to_dict("records")),
         }
 
     def to_json(self, path: str | Path, *, include_arrays: bool = False) -> Path:
@@ -285,7 +348,7 @@ padding:0 1em;color:#1f2328;line-height:1.45}
 h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.2em;border-bottom:1px solid #d0d7de;
 padding-bottom:.2em;margin-top:2em}
 .verdict{padding:.8em 1em;border-radius:6px;margin:1em 0;font-weight:500}
-.pass{background:#dafbe1;border:1px solid #4ac26b}.fail{background:#ffebe9;border:1px solid #ff8182}
+.warn li{color:#7d4e00}.pass{background:#dafbe1;border:1px solid #4ac26b}.fail{background:#ffebe9;border:1px solid #ff8182}
 table{border-collapse:collapse;width:100%;font-size:.92em}
 th,td{border:1px solid #d0d7de;padding:.35em .6em;text-align:left}th{background:#f6f8fa}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
@@ -313,14 +376,34 @@ def _figure_uri(draw: Any) -> str | None:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _draw(outcome: CheckOutcome) -> Any:
-    """A function of a figure drawing one check's result, or None (the check's ``draw``)."""
+def _draw(outcome: CheckOutcome, report: PosteriorReport, alpha: float) -> Any:
+    """A function of a figure drawing one check's result, or None (the check's ``draw``).
+
+    The draw gets a :class:`FigureContext` with the table's decision on the check, so that its
+    marks follow the report's correction across checks, not a level of their own.
+    """
     from modelcompare.workflows._checks import lookup
+    from modelcompare.workflows._checks._figures import call_draw
 
     check = lookup(outcome.name)
     if check is None or check.draw is None:
         return None
-    return lambda fig: check.draw(fig, outcome.result)
+    context = _context(outcome, report, alpha)
+    return lambda fig: call_draw(check.draw, fig, outcome.result, context)
+
+
+def _context(outcome: CheckOutcome, report: PosteriorReport, alpha: float) -> Any:
+    from modelcompare.workflows._checks._figures import FigureContext
+
+    x_eval = report.settings.get("x_eval")
+    return FigureContext(
+        parameter_names=report.parameter_names,
+        pvalue=outcome.pvalue,
+        # a score is not in the family: its figure shows its own p-value
+        pvalue_adjusted=report.pvalues_adjusted.get(outcome.name, outcome.pvalue),
+        alpha=alpha,
+        x_eval=None if x_eval is None else np.atleast_2d(np.asarray(x_eval, dtype=float)),
+    )
 
 
 def _reading(name: str) -> str:
@@ -347,6 +430,56 @@ def comparison_sentence(comparison: Any, alpha: float) -> str:
         f"Comparison: {who} is closer to the true posterior (mean log-score difference "
         f"{comparison.statistic:.3g} nats per pair, p = {comparison.pvalue:.3g})."
     )
+
+
+def _findings_html(report: PosteriorReport, alpha: float) -> str:
+    """What is wrong and what to do: one item per finding (nothing when every check passes)."""
+    if not report.failures(alpha):
+        return ""
+    from modelcompare.workflows._findings import report_findings
+
+    lines = report_findings(report, alpha).sentences()
+    if not lines:
+        return (
+            '<section id="findings"><h2>findings</h2><p>No specific finding names what is wrong '
+            "(the findings read SBC ranks, PIT values and the local checks); look at the "
+            "figures of the rejecting checks.</p></section>"
+        )
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+    return (
+        '<section id="findings"><h2>findings: what is wrong, and what to do</h2>'
+        f"<ul>{items}</ul></section>"
+    )
+
+
+def _points_html(report: PosteriorReport) -> str:
+    """The evaluation points of the local checks, by their rounded and full coordinates."""
+    from modelcompare.workflows._checks._figures import point_label
+
+    x_eval = report.settings.get("x_eval")
+    if x_eval is None:
+        return ""
+    rows = "".join(
+        f'<tr><td title="{html.escape(repr(list(map(float, x0))))}">'
+        f"{html.escape(point_label(x0))}</td>"
+        f"<td><code>{html.escape(', '.join(f'{v:.6g}' for v in x0))}</code></td></tr>"
+        for x0 in np.atleast_2d(np.asarray(x_eval, dtype=float))
+    )
+    return (
+        '<section id="evaluation-points"><h2>evaluation points of the local checks</h2>'
+        "<table><thead><tr><th>label in the figures</th><th>coordinates</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table></section>"
+    )
+
+
+def _warnings_html(report: PosteriorReport) -> str:
+    """Every warning raised while the report was built."""
+    if not report.warnings:
+        return ""
+    items = "".join(
+        f"<li><b>{html.escape(c)}</b>: {html.escape(m)}</li>" for c, m in report.warnings
+    )
+    return f'<section id="warnings"><h2>warnings</h2><ul class="warn">{items}</ul></section>'
 
 
 def render_html(report: PosteriorReport, *, alpha: float) -> str:
@@ -377,11 +510,12 @@ def render_html(report: PosteriorReport, *, alpha: float) -> str:
         if o.result is None:
             body += f'<p class="skip">Skipped: {esc(o.skipped or "")}</p>'
         else:
-            draw = _draw(o)
+            draw = _draw(o, report, alpha)
             uri = _figure_uri(draw) if draw is not None else None
             if uri is not None:
                 body += f'<figure><img alt="{esc(o.name)} figure" src="{uri}"></figure>'
-            body += f'<p class="reading"><b>Reading.</b> {esc(reading)}</p>'
+            decision = "" if o.score else " " + _context(o, report, alpha).decision()
+            body += f'<p class="reading"><b>Reading.</b> {esc(reading)}{esc(decision)}</p>'
             body += (
                 f"<p>statistic = {_fmt(o.statistic)}, p = {_fmt(o.pvalue)}, runtime "
                 f"{o.runtime_s:.2f} s. <code>{esc(repr(o.result))}</code></p>"
@@ -398,6 +532,7 @@ def render_html(report: PosteriorReport, *, alpha: float) -> str:
             "A section, not a check: outside the Holm correction across checks.</p></section>"
         )
     versions = ", ".join(f"{k} {v}" for k, v in report.versions.items())
+    extra = _findings_html(report, alpha) + _points_html(report) + _warnings_html(report)
     settings = esc(json.dumps(_nan_to_none(to_builtin(report.settings)), sort_keys=True))
     footer = (
         f"<footer><b>Reproducibility.</b> {esc(versions)}.<br>seed used: {report.seed_used}; "
@@ -411,11 +546,12 @@ def render_html(report: PosteriorReport, *, alpha: float) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>Posterior validation report</title><style>{_CSS}</style></head><body>"
         "<h1>Posterior validation report</h1>"
-        f'<div class="verdict {verdict_class}">{esc(report.summary(alpha))}</div>'
+        f'<div class="verdict {verdict_class}">{esc(report._verdict(alpha, details=False))}</div>'
         "<table><thead><tr><th>check</th><th>what it tests</th><th>statistic</th><th>p</th>"
         f"<th>p (Holm across checks)</th><th>at alpha = {alpha:g}</th></tr></thead><tbody>"
         + "".join(rows)
         + "</tbody></table>"
+        + extra
         + "".join(sections)
         + footer
         + "</body></html>"

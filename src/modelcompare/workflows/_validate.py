@@ -22,6 +22,7 @@ from modelcompare._foundation.validation import (
 from modelcompare.posterior import adapt_flow, is_estimator, pit
 from modelcompare.workflows._build import build_report
 from modelcompare.workflows._checks import REGISTRY, ReportInputs, check_names, select
+from modelcompare.workflows._checks._figures import check_parameter_names
 from modelcompare.workflows._from_arrays import report_from_arrays
 from modelcompare.workflows._inputs import (
     check_classifier,
@@ -150,6 +151,7 @@ def validate_posterior(
     n_jobs: int | None = None,
     progress: bool = False,
     compare_with: Any = None,
+    parameter_names: Sequence[str] | None = None,
 ) -> PosteriorReport:
     """Validate a posterior estimator on calibration pairs: every check, one report.
 
@@ -228,6 +230,9 @@ def validate_posterior(
         pairs, at ``x_eval``. It is a section, not a check: it is left out of ``failures()``, of
         Holm's correction across the checks and of the planning of B, and its random stream is
         a separate one, so the checks do not change with it.
+    parameter_names : sequence of str, optional
+        Names of θ's m coordinates in the figures, the findings and the summary (default
+        θ₁, …, θₘ). The flow's latent coordinates are called z only in the L-C2ST-NF panel.
 
     Returns
     -------
@@ -302,6 +307,7 @@ def validate_posterior(
     regressor = check_regressor(regressor)
     classifier = check_classifier(classifier)
     select(checks)  # refuse bad names before any check runs
+    names = list(check_parameter_names(parameter_names, theta.shape[1]))
     if reference is not None:
         reference = check_reference(reference, theta.shape[1], x.shape[1])
     original = flow
@@ -327,6 +333,7 @@ def validate_posterior(
         "classifier": classifier,
         "n_eval_points": int(x_eval.shape[0]),
         "x_eval": x_eval,
+        "parameter_names": names,
     }
     ref_arrays = [np.asarray(d, dtype=float) for _, d in reference] if reference else []
     with thread_limits(n_jobs=n_jobs):

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare.workflows._checks._base import Check, ReportInputs
+from modelcompare.workflows._checks._figures import legend_below
 
 __all__ = ["CHECK"]
 
@@ -25,7 +26,7 @@ def draw(fig: Any, result: Any) -> None:
     ax.axhline(0.5, color="k", ls="--", lw=0.8, label="chance (0.5)")
     ax.set(xlabel="observation", ylabel="C2ST accuracy", ylim=(0.4, 1.0), title="C2ST")
     ax.set_xticks(range(len(result.statistics)))
-    ax.legend(fontsize="small")
+    legend_below(fig, ax)
 
 
 CHECK = Check(

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare.workflows._checks._base import Check, ReportInputs
+from modelcompare.workflows._checks._figures import FigureContext, legend_below
 
 __all__ = ["CHECK"]
 
@@ -18,13 +19,18 @@ def run(inputs: ReportInputs, rng: np.random.Generator) -> Any:
     return global_coverage_test(inputs.pit_values, levels=inputs.levels, seed=rng)
 
 
-def draw(fig: Any, result: Any) -> None:
-    """One PP-curve per parameter (four at most) with its simultaneous band."""
+def draw(fig: Any, result: Any, context: FigureContext) -> None:
+    """One PP-curve per parameter (four at most) with its simultaneous band, legend below."""
     from modelcompare.posterior import plot_global_pp
 
-    m = len(result.statistics)
-    axes = np.atleast_1d(fig.subplots(1, min(m, 4)))
-    plot_global_pp(result, axes=axes[:m])
+    m = min(len(result.statistics), 4)
+    axes = np.atleast_1d(fig.subplots(1, m))
+    names = list(context.parameter_names[: len(result.statistics)])
+    plot_global_pp(result, axes=axes[:m], labels=names[:m])
+    adjusted = context.point_pvalues(result.pvalues_adjusted)
+    for i, ax in enumerate(axes[:m]):
+        ax.set_title(f"{names[i]} (adjusted p = {adjusted[i]:.2g})", fontsize=9)
+    legend_below(fig, axes[0])
 
 
 CHECK = Check(

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare.workflows._checks._base import Check, ReportInputs, quiet_resolution
-from modelcompare.workflows._checks._figures import draw_per_point
+from modelcompare.workflows._checks._figures import FigureContext, draw_per_point
 
 __all__ = ["CHECK"]
 
@@ -31,15 +31,20 @@ def run(inputs: ReportInputs, rng: np.random.Generator) -> Any:
     )
 
 
-def draw(fig: Any, result: Any) -> None:
-    """The statistic at each evaluation point against its null quantile."""
-    draw_per_point(fig, result, NAME)
+def draw(fig: Any, result: Any, context: FigureContext) -> None:
+    """The statistic at each evaluation point, with its report-scale p-value."""
+    draw_per_point(fig, result, "L-C2ST-NF (the flow's latent z)", context)
 
 
 CHECK = Check(
     name=NAME,
     tests="the flow's latent is N(0, I) at each evaluation point x (L-C2ST-NF)",
-    reading="Statistics above the null quantile mark evaluation points where the posterior is wrong.",
+    reading=(
+        "Each bar is the classifier statistic at one evaluation point, with the 95 % quantile of "
+        "that point's own null as a reference; the p-value below each bar is adjusted across the "
+        "points and the checks, and only one at or below alpha marks a point where the latent "
+        "is not N(0, I)."
+    ),
     needs=("latent", "x"),
     run=run,
     tests_per_point=lambda m: 1,  # one classifier test per evaluation point

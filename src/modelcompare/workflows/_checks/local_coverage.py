@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare.workflows._checks._base import Check, ReportInputs, quiet_resolution
+from modelcompare.workflows._checks._figures import FigureContext, label_points
 
 __all__ = ["CHECK"]
 
@@ -40,29 +41,56 @@ def resample_limit(inputs: ReportInputs) -> int:
     return max_null_resamples(inputs.n, inputs.n_features, level_grid(inputs.levels).size)
 
 
-def draw(fig: Any, result: Any) -> None:
-    """The local PP-curves at the evaluation point with the least support, and the statistics."""
+def draw(fig: Any, result: Any, context: FigureContext) -> None:
+    """The local PP-curves at the evaluation point with the least support, and the statistics.
+
+    The statistics panel carries no verdict of its own: each point is labelled by its
+    coordinates and its p-value on the report's scale (adjusted across the covariates, the
+    points and the checks), bold only where the report's table rejects.
+    """
     from modelcompare.posterior import plot_local_pp, plot_local_statistics
 
     m = np.asarray(result.statistics).shape[0]
+    names = list(context.parameter_names[:m])
     axes = np.atleast_1d(fig.subplots(1, m + 1))
     worst = int(np.argmin(result.pvalues))
-    plot_local_pp(result, worst, axes=axes[:m])
-    plot_local_statistics(result, ax=axes[m])
-    # the band's label is wider than a PP panel: one legend below the row instead
-    legend = axes[0].get_legend()
-    handles, labels = axes[0].get_legend_handles_labels()
-    if legend is not None:
-        legend.remove()
-        fig.legend(handles, labels, loc="outside lower center", fontsize="small", frameon=False)
+    plot_local_pp(result, worst, axes=axes[:m], labels=names)
+    # Bonferroni over the covariates, then the check's correction across the points and checks
+    covariate = np.minimum(1.0, m * np.asarray(result.covariate_pvalues, dtype=float)[:, worst])
+    point_p = context.point_pvalues(result.pvalues_adjusted)
+    for i, ax in enumerate(axes[:m]):
+        p = max(float(context.point_pvalues([covariate[i]])[0]), float(point_p[worst]))
+        ax.set_title(f"{names[i]} at {context.label(worst)}\n(adjusted p = {p:.2g})", fontsize=9)
+    ax = plot_local_statistics(result, ax=axes[m], alpha=None, labels=names)
+    label_points(ax, context, point_p)
+    ax.tick_params(axis="x", labelsize="x-small")
+    ax.set_xlabel("evaluation point (p adjusted)", fontsize=8)
+    ax.set_title("T at each evaluation point", fontsize=9)
+    handles, labels = [], []
+    for a in (axes[0], ax):
+        h, lab = a.get_legend_handles_labels()
+        handles, labels = handles + h, labels + lab
+        if a.get_legend() is not None:
+            a.get_legend().remove()
+    # the legends are wider than a panel: one legend below the row instead
+    fig.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        fontsize="small",
+        frameon=False,
+        ncol=min(len(labels), 4),
+    )
 
 
 CHECK = Check(
     name=NAME,
     tests="PIT values are uniform at each evaluation point x (local coverage test)",
     reading=(
-        "The local PP-curve should stay inside the band at every evaluation point; the statistics "
-        "along x show where coverage fails."
+        "Left: the local PP-curves at the evaluation point with the smallest p-value, which "
+        "stay inside the band for a calibrated posterior. Right: the statistic at each "
+        "evaluation point with its p-value adjusted across the covariates, the points and the "
+        "checks; only one at or below alpha marks a point where coverage fails."
     ),
     needs=("pit", "x"),
     run=run,

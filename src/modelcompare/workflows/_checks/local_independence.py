@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare.workflows._checks._base import Check, ReportInputs, quiet_resolution
-from modelcompare.workflows._checks._figures import draw_per_point
+from modelcompare.workflows._checks._figures import FigureContext, draw_per_point
 
 __all__ = ["CHECK"]
 
@@ -45,17 +45,18 @@ def refuse(inputs: ReportInputs) -> str | None:
     return None
 
 
-def draw(fig: Any, result: Any) -> None:
-    """The statistic at each evaluation point against its null quantile."""
-    draw_per_point(fig, result, NAME)
+def draw(fig: Any, result: Any, context: FigureContext) -> None:
+    """The statistic at each evaluation point, with its report-scale p-value."""
+    draw_per_point(fig, result, "local independence of the PIT values", context)
 
 
 CHECK = Check(
     name=NAME,
     tests="PIT values of different parameters are independent at each evaluation point x",
     reading=(
-        "Rejections point to the evaluation points where the dependence between parameters is "
-        "wrong."
+        "Each bar is the largest pairwise statistic at one evaluation point; the p-value below "
+        "it is adjusted across the pairs, the points and the checks, and only one at or below "
+        "alpha marks a point where the dependence between parameters is wrong."
     ),
     needs=("pit", "two_parameters", "x"),
     run=run,

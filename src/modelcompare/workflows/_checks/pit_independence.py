@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare.workflows._checks._base import Check, ReportInputs
+from modelcompare.workflows._checks._figures import FigureContext
 
 __all__ = ["CHECK"]
 
@@ -18,11 +19,12 @@ def run(inputs: ReportInputs, rng: np.random.Generator) -> Any:
     return pit_independence_test(inputs.pit_values)
 
 
-def draw(fig: Any, result: Any) -> None:
-    """The correlation matrix of the Gaussianised PIT values."""
+def draw(fig: Any, result: Any, context: FigureContext) -> None:
+    """The correlation matrix of the Gaussianised PIT values, named by parameter."""
     from modelcompare.posterior import plot_pit_correlations
 
-    plot_pit_correlations(result, ax=fig.subplots())
+    m = 1 + max(max(pair) for pair in result.pairs)
+    plot_pit_correlations(result, ax=fig.subplots(), labels=list(context.parameter_names[:m]))
 
 
 CHECK = Check(

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare.workflows._checks._base import Check, ReportInputs
+from modelcompare.workflows._checks._figures import FigureContext, legend_below
 
 __all__ = ["CHECK"]
 
@@ -22,13 +23,16 @@ def run(inputs: ReportInputs, rng: np.random.Generator) -> Any:
     )
 
 
-def draw(fig: Any, result: Any) -> None:
-    """The ECDF of the ranks with its band, and their histogram."""
+def draw(fig: Any, result: Any, context: FigureContext) -> None:
+    """The ECDF of the ranks with its band, and their histogram; the legends below the axes."""
     from modelcompare.posterior import plot_sbc
 
+    names = list(context.parameter_names[: np.asarray(result.ranks).shape[1]])
     a, b = fig.subplots(1, 2)
-    plot_sbc(result, ax=a, kind="ecdf")
-    plot_sbc(result, ax=b, kind="hist")
+    plot_sbc(result, ax=a, kind="ecdf", labels=names)
+    plot_sbc(result, ax=b, kind="hist", labels=names)
+    b.get_legend().remove()
+    legend_below(fig, a)
 
 
 CHECK = Check(

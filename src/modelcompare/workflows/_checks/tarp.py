@@ -24,7 +24,8 @@ def draw(fig: Any, result: Any) -> None:
     """The expected coverage against the credibility level."""
     from modelcompare.posterior import plot_tarp
 
-    plot_tarp(result, ax=fig.subplots())
+    ax = plot_tarp(result, ax=fig.subplots())
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
 
 
 CHECK = Check(

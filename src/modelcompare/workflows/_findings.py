@@ -1,0 +1,162 @@
+"""The findings of a posterior report: what is wrong and where, only where the table rejects.
+
+The marginal findings (shift, too wide, too narrow) come from
+:func:`~modelcompare.posterior.calibration_findings` on the SBC ranks, the dependence findings
+from the same function on the PIT values, and one ``"local"`` finding per local check from the
+evaluation points where that check rejects. Every finding is kept only when the check behind
+it rejects at the report's level after Holm's correction across the checks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from modelcompare.workflows._checks._figures import point_label
+
+__all__ = ["COLUMNS", "ReportFindings", "findings_paragraph", "point_pvalues", "report_findings"]
+
+#: The columns of the findings table, those of ``calibration_findings(...).table``.
+COLUMNS = ("check", "kind", "parameter", "where", "direction", "size", "evidence")
+
+#: S of the ranks read off PIT values when the report has no SBC ranks.
+_PIT_RANKS = 1000
+
+#: The check of the report behind each check of :func:`calibration_findings`.
+_BEHIND = {"sbc_location": "sbc", "sbc_dispersion": "sbc", "pit_independence": "pit_independence"}
+
+
+@dataclass(frozen=True)
+class ReportFindings:
+    """The findings table and its sentences (one a row, with the next step of its kind)."""
+
+    table: Any
+    lines: tuple[str, ...]
+
+    def sentences(self) -> list[str]:
+        """The findings in plain language, each with its next step."""
+        return list(self.lines)
+
+
+def point_pvalues(report: Any, name: str) -> np.ndarray:
+    """The per-point p-values of the local check ``name`` on the report's scale.
+
+    Adjusted across the points by the check, then by the factor Holm's step across the checks
+    applied to the check's own p-value, floored at the table's p-value.
+    """
+    outcome = next(o for o in report.outcomes if o.name == name)
+    within = np.asarray(outcome.result.pvalues_adjusted, dtype=float)
+    adjusted = report.pvalues_adjusted.get(name, 1.0)
+    factor = adjusted / outcome.pvalue if outcome.pvalue > 0 else 1.0
+    return np.clip(np.maximum(within * factor, adjusted), 0.0, 1.0)
+
+
+def _is_local(result: Any) -> bool:
+    x_eval = getattr(result, "x_eval", None)
+    p = getattr(result, "pvalues_adjusted", None)
+    return x_eval is not None and p is not None and np.ndim(p) == 1 and len(p) == len(x_eval)
+
+
+def _marginal(report: Any, alpha: float, failed: set[str]) -> tuple[Any, list[str]]:
+    """calibration_findings on the SBC ranks (and PIT values), filtered by the table."""
+    import pandas as pd
+
+    from modelcompare.posterior import calibration_findings
+
+    empty = pd.DataFrame(columns=list(COLUMNS)), []
+    pit = report.pit_values
+    sbc = report.results.get("sbc")
+    behind = dict(_BEHIND)
+    if sbc is not None:
+        ranks, s = np.asarray(sbc.ranks), int(sbc.n_posterior_samples)
+    elif pit is not None and "global_coverage" in failed:
+        # a PIT value is the limit of the normalised SBC rank as S grows (Talts et al. 2018)
+        s = _PIT_RANKS
+        ranks = np.clip(np.floor(np.asarray(pit, dtype=float) * (s + 1)), 0, s).astype(int)
+        behind |= {"sbc_location": "global_coverage", "sbc_dispersion": "global_coverage"}
+    else:
+        return empty
+    if not (set(behind.values()) & failed) or ranks.shape[0] < 3:
+        return empty
+    names = list(report.parameter_names[: ranks.shape[1]])
+    use_pit = pit is not None and np.ndim(pit) == 2 and np.shape(pit)[1] >= 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # degenerate ranks: the SBC check says so already
+        res = calibration_findings(
+            ranks, s, pit_values=pit if use_pit else None, parameter_names=names, alpha=alpha
+        )
+    keep = [behind.get(c, c) in failed for c in res.table["check"]]
+    table = res.table[keep].reset_index(drop=True)
+    if sbc is None:  # name the check the findings rest on
+        table["check"] = table["check"].str.replace("sbc_", "pit_", regex=False)
+    return table, _one_step_per_kind(table, dataclasses.replace(res, table=table).sentences())
+
+
+def _one_step_per_kind(table: Any, sentences: list[str]) -> list[str]:
+    """The sentences with the next step said once per kind, after the last finding of it."""
+    kinds = list(table["kind"])
+    out = []
+    for i, (kind, sentence) in enumerate(zip(kinds, sentences)):
+        finding, _, step = sentence.partition(" Next: ")
+        last = kind not in kinds[i + 1 :]
+        out.append(f"{finding} Next: {step}" if last and step else finding)
+    return out
+
+
+def _local(report: Any, alpha: float, failed: set[str]) -> tuple[list[dict[str, str]], list[str]]:
+    from modelcompare.posterior import NEXT_STEPS
+
+    rows, lines = [], []
+    for o in report.outcomes:
+        if o.name not in failed or not _is_local(o.result):
+            continue
+        p = point_pvalues(report, o.name)
+        where = [
+            f"{point_label(x0)} (p = {pi:.2g})" for x0, pi in zip(o.result.x_eval, p) if pi <= alpha
+        ]
+        evidence = f"p = {p.min():.3g} (adjusted across points and checks)"
+        rows.append(
+            {
+                "check": o.name,
+                "kind": "local",
+                "parameter": "",
+                "where": "; ".join(where),
+                "direction": "",
+                "size": "",
+                "evidence": evidence,
+            }
+        )
+        lines.append(
+            f"{o.name}: the posterior is miscalibrated at {'; '.join(where)}; {evidence}. "
+            f"Next: {NEXT_STEPS['local']}"
+        )
+    return rows, lines
+
+
+def report_findings(report: Any, alpha: float) -> ReportFindings:
+    """The findings of ``report`` at ``alpha``: only those whose check the table rejects."""
+    import pandas as pd
+
+    failed = set(report.failures(alpha))
+    table, lines = _marginal(report, alpha, failed)
+    rows, local_lines = _local(report, alpha, failed)
+    if rows:
+        local = pd.DataFrame(rows, columns=list(COLUMNS))
+        # concatenating an empty frame is deprecated in pandas: start from the local rows then
+        table = local if table.empty else pd.concat([table, local], ignore_index=True)
+    return ReportFindings(table=table, lines=tuple(lines + local_lines))
+
+
+def findings_paragraph(report: Any, alpha: float) -> str:
+    """The findings in words, or why there is none to name (the summary's second part)."""
+    lines = report_findings(report, alpha).sentences()
+    if not lines:
+        return (
+            "No specific finding names what is wrong (the findings read SBC ranks, PIT values and "
+            "the local checks); look at the figures of the rejecting checks."
+        )
+    return "Findings: " + " ".join(lines)
