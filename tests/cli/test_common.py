@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -90,7 +89,6 @@ def assert_one_line_error(result, codes=(2, 3)):
 
 def test_bad_files_give_one_line_errors(files):
     runner = CliRunner()
-    started = time.perf_counter()
     for label in BAD_FILES:
         for name, args in commands(files[label], files["good"]).items():
             result = runner.invoke(app, args)
@@ -98,7 +96,6 @@ def test_bad_files_give_one_line_errors(files):
                 assert_one_line_error(result)
             except AssertionError as exc:
                 raise AssertionError(f"{name} on a {label} file: {exc}") from None
-    assert time.perf_counter() - started < 10
 
 
 def test_bad_options_give_one_line_usage_errors(files):
