@@ -284,7 +284,7 @@ def test_validate_posterior_takes_an_sbi_posterior_as_it_is(sbi_flow, data):
 
 
 def test_sbc_and_tarp_adapt_an_unwrapped_sbi_posterior(sbi_mdn, data) -> None:
-    from modelcompare import sbc, sbc_ranks, tarp
+    from modelcompare import hpd_coverage, sbc, sbc_ranks, tarp
 
     posterior, _ = sbi_mdn
     theta, x = data["theta"][N_TRAIN:][:40], data["x"][N_TRAIN:][:40]
@@ -295,6 +295,9 @@ def test_sbc_and_tarp_adapt_an_unwrapped_sbi_posterior(sbi_mdn, data) -> None:
     )
     assert 0 <= sbc(posterior, theta, x, n_posterior_samples=10, seed=0).pvalue <= 1
     assert 0 <= tarp(posterior, theta, x, n_posterior_samples=10, seed=0).pvalue <= 1
+    hpd = hpd_coverage(posterior, theta, x, n_posterior_samples=10, seed=0)
+    same = hpd_coverage(as_flow(posterior), theta, x, n_posterior_samples=10, seed=0)
+    assert hpd.pvalue == same.pvalue
 
 
 def test_an_sbi_posterior_refuses_x_of_the_wrong_width(sbi_mdn, data) -> None:
