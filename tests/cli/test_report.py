@@ -90,3 +90,48 @@ def test_the_gate_fails_when_no_check_could_run() -> None:
     assert "No check could run." in done.output
     assert "no check could run" in done.output
     assert CliRunner().invoke(app, args).exit_code == 0  # without the gate, only a verdict
+
+
+def test_unreadable_and_mismatched_inputs_are_one_line_errors(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    (tmp_path / "zero.npy").write_bytes(b"")
+    (tmp_path / "garbage.pkl").write_bytes(b"not a pickle")
+    for name, arr in {
+        "theta": rng.normal(size=(60, 2)),
+        "x": rng.normal(size=(60, 2)),
+        "draws": rng.normal(size=(60, 20, 1)),
+        "ref": rng.normal(size=(3, 50, 2)),
+    }.items():
+        np.save(tmp_path / f"{name}.npy", arr)
+    flow = tmp_path / "flow.pkl"
+    flow.write_bytes(
+        __import__("pickle").dumps(mc.ConditionalGaussianModel(np.eye(2)).exact_flow())
+    )
+    f = {k: str(tmp_path / v) for k, v in {"theta": "theta.npy", "x": "x.npy"}.items()}
+    cases = [
+        (["--pit", str(tmp_path / "zero.npy")], 3, "zero.npy: not a numeric .npy file"),
+        (
+            ["--flow-pickle", str(tmp_path / "garbage.pkl"), "--theta", f["theta"], "--x", f["x"]],
+            3,
+            "not a readable pickle",
+        ),
+        (
+            ["--posterior-samples", str(tmp_path / "draws.npy"), "--theta", f["theta"]],
+            3,
+            "must match `--theta`",
+        ),
+        (
+            [
+                *("--reference", str(tmp_path / "ref.npy"), "--flow-pickle", str(flow)),
+                *("--theta", f["theta"], "--x", f["x"], "--checks", "c2st"),
+            ],
+            2,
+            "needs --x-eval",
+        ),
+    ]
+    for args, code, text in cases:
+        done = CliRunner().invoke(app, ["report", *args, "--quiet"])
+        assert done.exit_code == code, (args, done.output)
+        assert text in done.output
+        assert "Traceback" not in done.output
+        assert "Aborted" not in done.output

@@ -52,6 +52,7 @@ def cli_files(folder: Path) -> dict[str, str]:
         "cat_bad": np.full((20, 4), 99),
         "scores_nan": np.vstack([_scores()[0], _with(_scores()[1], math.nan)]),
         "huge": rng.normal(size=(40, 2)) * 1e300,
+        "draws_m1": rng.normal(size=(40, 20, 1)),
     }
     out: dict[str, str] = {}
     for name, value in files.items():
@@ -61,6 +62,12 @@ def cli_files(folder: Path) -> dict[str, str]:
     corrupt = folder / "corrupt.npy"
     corrupt.write_bytes(b"\x93NUMPY garbage that is not an array")
     out["corrupt"] = str(corrupt)
+    zero = folder / "zero.npy"
+    zero.write_bytes(b"")
+    out["zero"] = str(zero)
+    pickled = folder / "garbage.pkl"
+    pickled.write_bytes(b"not a pickle")
+    out["garbage_pickle"] = str(pickled)
     out["missing"] = str(folder / "missing.npy")
     scores = folder / "scores.csv"
     scores.write_text("model,s1,s2,s3\na,0.8,0.9,0.85\nb,0.7,zz,0.75\n", encoding="utf-8")
@@ -220,6 +227,15 @@ def cli_catalogue(f: dict[str, str]) -> list[CliCase]:
             ("report", "--pit", pit, "--x", x, "--x-eval", x, "--n-resamples", "1000000000000"),
         ),
         CliCase("cli report:ranks_no_s", ("report", "--ranks", f["cat"])),
+        CliCase("cli report:zero_bytes", ("report", "--pit", f["zero"])),
+        CliCase(
+            "cli report:garbage_pickle",
+            ("report", "--flow-pickle", f["garbage_pickle"], "--theta", good, "--x", good),
+        ),
+        CliCase(
+            "cli report:draws_width",
+            ("report", "--posterior-samples", f["draws_m1"], "--theta", good),
+        ),
         CliCase(
             "cli sweep:truncated_data",
             ("sweep", f["sweep_truncated"], "--out", f["sweep_truncated_out"], "-q"),

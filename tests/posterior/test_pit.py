@@ -212,3 +212,19 @@ def test_global_result_fields_and_determinism(model):
     fresh = global_coverage_test(p)  # fresh entropy, recorded and reproducible
     again = global_coverage_test(p, seed=fresh.seed_used)
     np.testing.assert_array_equal(fresh.simultaneous_band[1], again.simultaneous_band[1])
+
+
+def test_pit_refuses_theta_wider_than_the_flow() -> None:
+    model = ConditionalGaussianModel(0.5 * np.eye(2))
+    theta, x = model.simulate(20, seed=0)
+    with pytest.raises(ValueError, match="`theta` has 3 columns but the flow models 2"):
+        pit(model.exact_flow(), np.column_stack([theta, theta[:, 0]]), x)
+
+
+def test_sbc_refuses_theta_wider_than_the_flow() -> None:
+    from modelcompare import sbc_ranks
+
+    model = ConditionalGaussianModel(0.5 * np.eye(2))
+    theta, x = model.simulate(20, seed=0)
+    with pytest.raises(ValueError, match="`theta` has 3 columns but the flow models 2"):
+        sbc_ranks(model.exact_flow(), np.column_stack([theta, theta[:, 0]]), x, seed=0)

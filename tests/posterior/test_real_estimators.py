@@ -281,3 +281,32 @@ def test_validate_posterior_takes_an_sbi_posterior_as_it_is(sbi_flow, data):
     )
     assert list(report.checks["skipped"]) == [None, None]
     assert np.all(np.isfinite(report.checks["pvalue"]))
+
+
+def test_sbc_and_tarp_adapt_an_unwrapped_sbi_posterior(sbi_mdn, data) -> None:
+    from modelcompare import hpd_coverage, sbc, sbc_ranks, tarp
+
+    posterior, _ = sbi_mdn
+    theta, x = data["theta"][N_TRAIN:][:40], data["x"][N_TRAIN:][:40]
+    ranks = sbc_ranks(posterior, theta, x, n_posterior_samples=10, seed=0)
+    assert ranks.shape == (40, 2)
+    assert np.array_equal(
+        ranks, sbc_ranks(as_flow(posterior), theta, x, n_posterior_samples=10, seed=0)
+    )
+    assert 0 <= sbc(posterior, theta, x, n_posterior_samples=10, seed=0).pvalue <= 1
+    assert 0 <= tarp(posterior, theta, x, n_posterior_samples=10, seed=0).pvalue <= 1
+    hpd = hpd_coverage(posterior, theta, x, n_posterior_samples=10, seed=0)
+    same = hpd_coverage(as_flow(posterior), theta, x, n_posterior_samples=10, seed=0)
+    assert hpd.pvalue == same.pvalue
+
+
+def test_an_sbi_posterior_refuses_x_of_the_wrong_width(sbi_mdn, data) -> None:
+    from modelcompare import sbc
+
+    posterior, _ = sbi_mdn
+    theta, x = data["theta"][N_TRAIN:][:10], data["x"][N_TRAIN:][:10]
+    wide = np.column_stack([x, x])
+    with pytest.raises(ValueError, match=r"`x` has 4 columns .* width 2"):
+        pit(as_flow(posterior), theta, wide)
+    with pytest.raises(ValueError, match="`x` has 4 columns"):
+        sbc(posterior, theta, wide, n_posterior_samples=5, seed=0)

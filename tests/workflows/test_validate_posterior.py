@@ -365,3 +365,37 @@ def test_the_default_report_flags_a_local_bias() -> None:
         "lc2st_nf": 479,
     }
     assert "local_coverage" in report.failures(0.05)
+
+
+@pytest.mark.parametrize(
+    ("regressor", "independence_runs"),
+    [(mc.NearestNeighborRegressor(20), True), (mc.PerLevelRegressor(), False)],
+)
+def test_the_librarys_regressor_objects_run_the_report(regressor, independence_runs) -> None:
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(2))
+    theta, x = model.simulate(200, seed=0)
+    checks = ["local_coverage", "local_independence"]
+    kwargs = {"checks": checks, "regressor": regressor, "n_resamples": 5, "seed": 0}
+    report = _quiet(mc.validate_posterior, model.exact_flow(), theta, x, x_eval=x[:1], **kwargs)
+    skipped = {o.name: o.skipped for o in report.outcomes}
+    assert skipped["local_coverage"] is None
+    assert (skipped["local_independence"] is None) == independence_runs
+    if independence_runs:
+        assert report.results["local_independence"].regressor == "knn-20"
+
+
+def test_report_output_paths_and_flags_are_checked_first(tmp_path) -> None:
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(2))
+    theta, x = model.simulate(50, seed=0)
+    report = mc.validate_posterior(model.exact_flow(), theta, x, checks="sbc", seed=0)
+    for write in (report.to_json, report.to_html):
+        with pytest.raises(ValueError, match="`path` must be a file to write, not the existing"):
+            write(tmp_path)
+        with pytest.raises(ValueError, match=r"`path`'s folder .* does not exist"):
+            write(tmp_path / "missing" / "report.out")
+        with pytest.raises(TypeError, match="`path` must be a file path"):
+            write(3)
+    with pytest.raises(TypeError, match="`include_arrays` must be True or False"):
+        report.to_dict(include_arrays="no")
+    with pytest.raises(TypeError, match="`include_arrays`"):
+        report.to_json(tmp_path / "r.json", include_arrays="no")

@@ -8,7 +8,9 @@ backticks, the bad value, and what was expected.
 from __future__ import annotations
 
 import numbers
+import os
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,6 +25,7 @@ __all__ = [
     "check_int",
     "check_n_jobs",
     "check_nonempty",
+    "check_output_path",
     "check_positive",
     "check_same_rows",
     "check_same_width",
@@ -294,6 +297,45 @@ def check_bool(value: Any, name: str) -> bool:
         msg = f"`{name}` must be True or False; got {value!r}."
         raise TypeError(msg)
     return bool(value)
+
+
+def check_output_path(path: Any, name: str = "path") -> Path:
+    """Validate a file to be written: a str or path-like whose folder exists, not a folder itself.
+
+    Checked before the caller spends time producing the content.
+
+    Raises
+    ------
+    TypeError
+        If ``path`` is not a str or ``os.PathLike``.
+    ValueError
+        If it is empty, an existing folder, or its parent folder does not exist.
+
+    Examples
+    --------
+    >>> check_output_path("report.html").name
+    'report.html'
+    >>> try:
+    ...     check_output_path(3)
+    ... except TypeError as err:
+    ...     print(err)
+    `path` must be a file path (str or os.PathLike); got int.
+    """
+    if not isinstance(path, str | os.PathLike) or isinstance(path, bytes):
+        msg = f"`{name}` must be a file path (str or os.PathLike); got {type(path).__name__}."
+        raise TypeError(msg)
+    out = Path(path)
+    if str(path) == "":
+        msg = f"`{name}` must be a file path; got an empty string."
+        raise ValueError(msg)
+    if out.is_dir():
+        msg = f"`{name}` must be a file to write, not the existing folder '{out}'."
+        raise ValueError(msg)
+    parent = out.parent
+    if not parent.is_dir():
+        msg = f"`{name}`'s folder '{parent}' does not exist; create it first."
+        raise ValueError(msg)
+    return out
 
 
 def check_n_jobs(value: Any, name: str = "n_jobs") -> int | None:

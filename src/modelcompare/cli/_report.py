@@ -39,7 +39,7 @@ def _read_array(spec: str | None, name: str) -> Any:
             raise DataError(f"{spec}: no such file.")
         try:
             return np.load(path, allow_pickle=False)
-        except ValueError as exc:
+        except (ValueError, EOFError, OSError) as exc:  # click reads a bare EOFError as "Aborted!"
             raise DataError(f"{spec}: not a numeric .npy file ({exc}).") from None
     return read_matrix(spec)
 
@@ -59,8 +59,15 @@ def _check_names(_ctx: click.Context, param: click.Parameter, value: str) -> Any
 def _load_flow(path: str) -> Any:
     import pickle
 
-    with Path(path).open("rb") as handle:
-        return pickle.load(handle)
+    if not Path(path).is_file():
+        raise DataError(f"{path}: no such file.")
+    try:
+        with Path(path).open("rb") as handle:
+            return pickle.load(handle)
+    except Exception as exc:  # noqa: BLE001 - unpickling runs arbitrary code; any failure is bad input
+        raise DataError(
+            f"{path}: not a readable pickle of a flow ({type(exc).__name__}: {exc})."
+        ) from None
 
 
 @click.command(
@@ -189,6 +196,16 @@ def report_command(
     if flow_pickle is not None:
         if theta is None or x is None:
             raise click.UsageError("--flow-pickle needs --theta and --x.")
+        if reference is not None and x_eval is None:
+            raise click.UsageError(
+                "--reference with --flow-pickle needs --x-eval, the observations the reference "
+                "draws are at (one row per reference set)."
+            )
+        if reference is not None and len(reference) != len(x_eval):
+            raise click.UsageError(
+                f"--reference has {len(reference)} draw set(s) but --x-eval has {len(x_eval)} "
+                "row(s); give one observation per reference set."
+            )
         pairs = None if reference is None else [(xo, r) for xo, r in zip(x_eval, reference)]
         report = validate_posterior(
             _load_flow(flow_pickle),

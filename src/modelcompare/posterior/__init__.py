@@ -14,6 +14,7 @@ if TYPE_CHECKING:
         SbiFlow,
         ZukoFlow,
         adapt_flow,
+        adapt_sampler,
         as_flow,
         is_estimator,
     )
@@ -116,6 +117,7 @@ __all__ = [
     "TARPResult",
     "ZukoFlow",
     "adapt_flow",
+    "adapt_sampler",
     "as_flow",
     "calibration_error",
     "calibration_findings",

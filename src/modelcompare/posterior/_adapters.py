@@ -23,7 +23,15 @@ from modelcompare._foundation.torch_support import import_torch
 from modelcompare._foundation.validation import check_int, check_samples
 from modelcompare.posterior._flows import check_pairs
 
-__all__ = ["NflowsFlow", "SbiFlow", "ZukoFlow", "adapt_flow", "as_flow", "is_estimator"]
+__all__ = [
+    "NflowsFlow",
+    "SbiFlow",
+    "ZukoFlow",
+    "adapt_flow",
+    "adapt_sampler",
+    "as_flow",
+    "is_estimator",
+]
 
 _LOG_2PI = float(np.log(2 * np.pi))
 #: what third-party base distributions raise when they cannot be evaluated without a context
@@ -96,6 +104,8 @@ class _TorchFlow:
 
     module: Any
     n_params: int | None = None
+    #: the width of x the estimator is conditioned on, where it says (sbi's ``condition_shape``)
+    n_conditions: int | None = None
 
     def _torch(self) -> Any:
         return import_torch("the zuko/nflows/sbi flow adapters")
@@ -171,6 +181,15 @@ class _TorchFlow:
             )
             raise ValueError(msg)
 
+    def _check_condition(self, x: np.ndarray) -> None:
+        """Refuse an ``x`` whose width is not the one the estimator was trained on."""
+        if self.n_conditions is not None and x.shape[1] != self.n_conditions:
+            msg = (
+                f"`x` has {x.shape[1]} columns but the estimator is conditioned on observations "
+                f"of width {self.n_conditions}; pass x with the columns it was trained on."
+            )
+            raise ValueError(msg)
+
     def to_latent(self, theta: Any, x: Any) -> np.ndarray:
         """Return z = T⁻¹(θ; x), shape ``(N, m)``."""
         return self.latent_and_logdet(theta, x)[0]
@@ -179,6 +198,7 @@ class _TorchFlow:
         """Return z and log|det ∂z/∂θ| for each row."""
         theta, x = check_pairs(theta, x)
         self._check_width(theta)
+        self._check_condition(x)
         torch = self._torch()
         with torch.no_grad():
             z, ladj = self._latent(self._like(theta), self._like(x))
@@ -187,6 +207,7 @@ class _TorchFlow:
     def sample(self, x: Any, n: int, seed: SeedLike = None) -> np.ndarray:
         """Draw ``n`` samples from q(θ | x) for each row of x: shape ``(N, n, m)``."""
         x = check_samples(x, "x", min_samples=1)
+        self._check_condition(x)
         n = check_int(n, "n", low=1)
         rng, _ = check_seed(seed)
         torch = self._torch()
@@ -457,6 +478,8 @@ class SbiFlow(_TorchFlow):
         shape = getattr(est, "input_shape", None)
         m = None if shape is None else int(np.prod(tuple(shape)))
         owner = f"The sbi estimator {type(est).__name__}"
+        cond = getattr(est, "condition_shape", None)
+        self.n_conditions = None if cond is None else int(np.prod(tuple(cond)))
         self.module = net
         if hasattr(est, "get_uncorrected_mog"):
             self.kind = "mdn"
@@ -491,6 +514,7 @@ class SbiFlow(_TorchFlow):
             return super().latent_and_logdet(theta, x)
         theta, x = check_pairs(theta, x)
         self._check_width(theta)
+        self._check_condition(x)
         torch = self._torch()
         est = self.estimator
         with torch.no_grad():
@@ -510,6 +534,8 @@ class SbiFlow(_TorchFlow):
     def log_prob(self, theta: Any, x: Any) -> np.ndarray:
         """The estimator's own log q(θ | x) (sbi signature ``log_prob(input, condition)``)."""
         theta, x = check_pairs(theta, x)
+        self._check_width(theta)
+        self._check_condition(x)
         torch = self._torch()
         with torch.no_grad():
             lp = self.estimator.log_prob(self._like(theta).unsqueeze(0), condition=self._like(x))
@@ -594,6 +620,24 @@ def adapt_flow(obj: Any, name: str = "flow") -> Any:
         )
         raise TypeError(msg)
     return adapter(obj)
+
+
+def adapt_sampler(obj: Any, name: str = "flow") -> Any:
+    """The posterior behind argument ``name`` as an object with ``sample(x, n, seed)``.
+
+    A flow with ``to_latent``, or an object whose only offer is ``sample(x, n, seed)``, is returned
+    as it is; an sbi, zuko or nflows estimator is wrapped by :func:`adapt_flow`. sbi's posteriors
+    have a ``sample`` of their own with another signature, ``sample(sample_shape, x=...)``, so they
+    are always wrapped (and refused when their base is not N(0, I), as by :func:`as_flow`).
+
+    Raises
+    ------
+    TypeError
+        As :func:`adapt_flow`, for an estimator it cannot wrap.
+    """
+    if hasattr(obj, "to_latent") or (hasattr(obj, "sample") and not is_estimator(obj)):
+        return obj
+    return adapt_flow(obj, name)
 
 
 def is_estimator(obj: Any) -> bool:

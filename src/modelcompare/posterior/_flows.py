@@ -82,6 +82,29 @@ def require_latent(flow: Any, name: str = "flow") -> None:
         raise TypeError(msg)
 
 
+def check_flow_width(flow: Any, theta: np.ndarray, name: str = "theta") -> None:
+    """Refuse a ``theta`` whose columns differ from the flow's ``n_params``, where it has one.
+
+    Raises
+    ------
+    ValueError
+        If ``flow.n_params`` is an int other than ``theta.shape[1]``.
+
+    Examples
+    --------
+    >>> flow = AffineGaussianFlow(np.eye(2), np.eye(2))
+    >>> try:
+    ...     check_flow_width(flow, np.zeros((4, 3)))
+    ... except ValueError as err:
+    ...     print(err)
+    `theta` has 3 columns but the flow models 2 parameters.
+    """
+    m = getattr(flow, "n_params", None)
+    if isinstance(m, (int, np.integer)) and not isinstance(m, bool) and theta.shape[1] != m:
+        msg = f"`{name}` has {theta.shape[1]} columns but the flow models {int(m)} parameters."
+        raise ValueError(msg)
+
+
 def latents(
     flow: Any, theta: np.ndarray, x: np.ndarray, *, chunk_size: int | None = None
 ) -> np.ndarray:
@@ -96,6 +119,7 @@ def latents(
         If the flow returns another shape, NaN or inf.
     """
     n, m = theta.shape
+    check_flow_width(flow, theta)
     step = n if chunk_size is None else chunk_size
     parts = []
     for start in range(0, n, step):
@@ -193,6 +217,7 @@ class AffineGaussianFlow:
     def to_latent(self, theta: Any, x: Any) -> np.ndarray:
         """z = L⁻¹(θ − K x − b(x)), shape ``(N, m)``."""
         theta, x = check_pairs(theta, x)
+        check_flow_width(self, theta)
         return self._solve(theta - self.mean(x))
 
     def latent_and_logdet(self, theta: Any, x: Any) -> tuple[np.ndarray, np.ndarray]:

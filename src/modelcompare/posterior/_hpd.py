@@ -21,6 +21,7 @@ from modelcompare._foundation.validation import (
     check_samples,
     check_vector,
 )
+from modelcompare.posterior._adapters import adapt_sampler
 from modelcompare.posterior._global import level_grid
 from modelcompare.posterior._sbc import draw_posterior
 
@@ -229,6 +230,7 @@ def hpd_coverage(
     >>> res.decision(0.01), res.hpd_ranks.shape
     (False, (300,))
     """
+    flow = adapt_sampler(flow, "flow")  # sbi's own log_prob and sample take other arguments
     if not hasattr(flow, "log_prob"):
         msg = f"`flow` needs a `log_prob(theta, x)` method for HPD coverage; {type(flow).__name__} has none."
         raise TypeError(msg)

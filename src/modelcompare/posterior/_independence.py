@@ -47,7 +47,13 @@ from modelcompare.posterior._local_common import (
 )
 from modelcompare.posterior._names import INDEPENDENCE_REGRESSORS
 from modelcompare.posterior._pit import check_pit_values
-from modelcompare.posterior._regressors import KNNIndex, with_seed
+from modelcompare.posterior._regressors import (
+    AmortizedRegressor,
+    KNNIndex,
+    NearestNeighborRegressor,
+    PerLevelRegressor,
+    with_seed,
+)
 
 __all__ = [
     "IndependenceResult",
@@ -227,10 +233,9 @@ def pit_independence_test(
 
 # ------------------------------------------------------------------------------------------- local
 class _KNNMean:
-    name = "knn-150"
-
     def __init__(self, n_neighbors: int = 150) -> None:
         self.n_neighbors = n_neighbors
+        self.name = f"knn-{n_neighbors}"
         self._index: KNNIndex | None = None
 
     def fit(self, x: np.ndarray, y: np.ndarray, seed: int) -> Any:
@@ -267,6 +272,15 @@ def _resolve_mean_regressor(regressor: Any) -> Any:
     if isinstance(regressor, str):
         check_choice(regressor, "regressor", INDEPENDENCE_REGRESSORS)
         return _SklearnMean() if regressor == "hgb" else _KNNMean()
+    if isinstance(regressor, NearestNeighborRegressor):  # the same k-NN average, of z_i z_j
+        return _KNNMean(regressor.n_neighbors)
+    if isinstance(regressor, AmortizedRegressor | PerLevelRegressor):
+        msg = (
+            f"`regressor` {type(regressor).__name__} estimates probabilities P(u ≤ γ | x); the "
+            "local independence test regresses the products z_i z_j and takes 'hgb', 'knn', a "
+            "NearestNeighborRegressor or a scikit-learn regressor."
+        )
+        raise TypeError(msg)
     if hasattr(regressor, "fit") and hasattr(regressor, "predict"):
         return _SklearnMean(regressor)
     names = ", ".join(map(repr, INDEPENDENCE_REGRESSORS))
@@ -382,8 +396,9 @@ def local_independence_test(
         The calibration observations.
     x_eval : array-like, shape (E, d)
         Evaluation points x₀.
-    regressor : {"hgb", "knn"} or scikit-learn regressor
-        Regression of the products on (z-scored) x.
+    regressor : {"hgb", "knn"}, NearestNeighborRegressor or scikit-learn regressor
+        Regression of the products on (z-scored) x; a :class:`NearestNeighborRegressor` gives
+        its k-nearest-neighbour average.
     n_resamples : int
         B null trials.
     pairs : sequence of (i, j), optional

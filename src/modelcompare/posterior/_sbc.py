@@ -13,7 +13,8 @@ from modelcompare._foundation.resources import check_memory, estimate_array_byte
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import check_choice, check_int, check_samples
-from modelcompare.posterior._flows import check_pairs
+from modelcompare.posterior._adapters import adapt_sampler
+from modelcompare.posterior._flows import check_flow_width, check_pairs
 
 __all__ = ["SBCResult", "draw_posterior", "sbc", "sbc_ranks", "sbc_test"]
 
@@ -24,18 +25,25 @@ def draw_posterior(
     """``flow.sample(x, n, seed)`` with shape checks: returns ``(N, n_posterior_samples, m)``.
 
     The N × S × m draws are checked against the memory limit before the flow is asked for them
-    (``m`` is the expected parameter dimension), and non-finite draws are refused.
+    (``m`` is the expected parameter dimension), and non-finite draws are refused. sbi, zuko and
+    nflows estimators are wrapped by :func:`adapt_sampler` (sbi's own ``sample`` has another
+    signature).
     """
+    flow = adapt_sampler(flow, "flow")
     if not hasattr(flow, "sample"):
         msg = f"`flow` needs a `sample(x, n, seed)` method for SBC/TARP; {type(flow).__name__} has none."
         raise TypeError(msg)
+    check_flow_width(flow, np.empty((0, m)))
     s = n_posterior_samples
     check_memory(
         2 * estimate_array_bytes((x.shape[0], s, m)), "the posterior draws", "n_posterior_samples"
     )
     draws = np.asarray(flow.sample(x, s, seed), dtype=float)
-    if draws.ndim != 3 or draws.shape[:2] != (x.shape[0], s):
-        msg = f"`flow.sample` must return shape (N, n, m) = ({x.shape[0]}, {s}, m); got {draws.shape}."
+    if draws.ndim != 3 or draws.shape != (x.shape[0], s, m):
+        msg = (
+            f"`flow.sample` must return shape (N, n, m) = ({x.shape[0]}, {s}, {m}), m the columns "
+            f"of `theta`; got {draws.shape}."
+        )
         raise ValueError(msg)
     finite = np.isfinite(draws)
     if not finite.all():

@@ -97,6 +97,12 @@ def report_from_arrays(
             msg = f"`posterior_samples` must have shape (N, S, m); got {draws.shape}."
             raise ValueError(msg)
         theta = check_samples(theta, "theta")
+        if draws.shape[0] != theta.shape[0] or draws.shape[2] != theta.shape[1]:
+            msg = (
+                f"`posterior_samples` of shape {draws.shape} (N, S, m) must match `theta` of "
+                f"shape {theta.shape} (N, m) in N and m."
+            )
+            raise ValueError(msg)
         fields |= {
             "theta": theta,
             "sampler": StoredDraws(draws),

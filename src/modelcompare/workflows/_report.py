@@ -16,6 +16,7 @@ import numpy as np
 from modelcompare._foundation.errors import TooFewResamplesWarning
 from modelcompare._foundation.pvalues import holm_adjust
 from modelcompare._foundation.results import Result, check_alpha, result_class, to_builtin
+from modelcompare._foundation.validation import check_bool, check_output_path
 
 __all__ = ["CheckOutcome", "PosteriorReport"]
 
@@ -268,6 +269,7 @@ class PosteriorReport(Result):
 
     def to_dict(self, *, include_arrays: bool = True) -> dict[str, Any]:
         """The report as JSON-safe Python objects: the table, each result, and the footer."""
+        include_arrays = check_bool(include_arrays, "include_arrays")
         adjusted = self.pvalues_adjusted
         return {
             "checks": [
@@ -305,14 +307,15 @@ class PosteriorReport(Result):
 
     def to_json(self, path: str | Path, *, include_arrays: bool = False) -> Path:
         """Write :meth:`to_dict` as JSON (NaN and inf as ``null``); return the path."""
-        path = Path(path)
+        path = check_output_path(path, "path")
+        include_arrays = check_bool(include_arrays, "include_arrays")
         text = json.dumps(_nan_to_none(self.to_dict(include_arrays=include_arrays)), indent=1)
         path.write_text(text + "\n", encoding="utf-8")
         return path
 
     def to_html(self, path: str | Path, *, alpha: float = 0.05) -> Path:
         """Write one self-contained HTML page (figures inline, no network resources)."""
-        path = Path(path)
+        path = check_output_path(path, "path")
         path.write_text(render_html(self, alpha=check_alpha(alpha)), encoding="utf-8")
         return path
 

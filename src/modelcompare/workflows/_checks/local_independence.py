@@ -34,10 +34,18 @@ def run(inputs: ReportInputs, rng: np.random.Generator) -> Any:
 
 def refuse(inputs: ReportInputs) -> str | None:
     """A classifier regressor has no counterpart here: the test regresses products."""
-    from modelcompare.posterior import INDEPENDENCE_REGRESSORS
+    from modelcompare.posterior import (
+        INDEPENDENCE_REGRESSORS,
+        AmortizedRegressor,
+        PerLevelRegressor,
+    )
 
     regressor = inputs.regressor
-    if isinstance(regressor, str) and regressor not in INDEPENDENCE_REGRESSORS:
+    if isinstance(regressor, AmortizedRegressor | PerLevelRegressor):
+        regressor = type(regressor).__name__
+    elif not isinstance(regressor, str):
+        return None
+    if regressor not in INDEPENDENCE_REGRESSORS:
         return (
             f"regressor {regressor!r} classifies; the local independence test regresses "
             f"and takes {' or '.join(map(repr, INDEPENDENCE_REGRESSORS))}"
