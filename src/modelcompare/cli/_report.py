@@ -169,7 +169,7 @@ def report_command(
       across checks): global_coverage. Findings: θ₁: the posterior is too wide; ...
       θ₂: the posterior is too wide; ... Next: run more simulations or train longer ...
       Skipped: misspecification, sbc, sbc_log_gamma, tarp, lc2st_nf, c2st, scores. Warnings while building the report:
-      TooFewResamplesWarning: `n_resamples`=200 is too few ...
+      TooFewResamplesWarning: `--n-resamples`=200 is too few ...
 
     \b
     One check, as JSON:
@@ -251,7 +251,8 @@ def report_command(
     else:
         table = report.checks[["name", "statistic", "pvalue", "pvalue_adjusted", "skipped"]]
         click.echo(table.to_string(index=False))
-        click.echo(report.summary(level))
+        # the summary lists the report's warnings, written in the library's argument names
+        click.echo(options.cli_message(report.summary(level), click.get_current_context().command))
     if fail_on_reject and not any(o.result is not None and not o.score for o in report.outcomes):
         # a gate with nothing tested must not pass: the inputs fed no test (scores decide nothing)
         click.echo("Error: --fail-on-reject: no check could run on these inputs.", err=True)
