@@ -65,7 +65,7 @@ def test_tarp_exact_and_dispersion_errors():
     assert under.atc < 0
     assert exact.levels.size == 101
     assert exact.n_posterior_samples == 100
-    with pytest.raises(TypeError, match="sample"):
+    with pytest.raises(TypeError, match="`flow`"):
         tarp(object(), theta, x)
 
 
