@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.linear_model import LogisticRegression
 
 import modelcompare as mc
 from modelcompare._foundation.results import TestResult
@@ -369,7 +370,8 @@ def test_the_default_report_flags_a_local_bias() -> None:
 
 @pytest.mark.parametrize(
     ("regressor", "independence_runs"),
-    [(mc.NearestNeighborRegressor(20), True), (mc.PerLevelRegressor(), False)],
+    # a logistic per-level regressor: the default gradient boosting fits 99 levels x (B + 1) times
+    [(mc.NearestNeighborRegressor(20), True), (mc.PerLevelRegressor(LogisticRegression()), False)],
 )
 def test_the_librarys_regressor_objects_run_the_report(regressor, independence_runs) -> None:
     model = mc.ConditionalGaussianModel(noise_cov=np.eye(2))
