@@ -135,3 +135,36 @@ def test_unreadable_and_mismatched_inputs_are_one_line_errors(tmp_path: Path) ->
         assert text in done.output
         assert "Traceback" not in done.output
         assert "Aborted" not in done.output
+
+
+def test_observed_data_run_the_misspecification_check(tmp_path: Path) -> None:
+    x = np.load(DATA / "x.npy")
+    np.save(tmp_path / "typical.npy", x[:2])
+    np.save(tmp_path / "far.npy", x[:1] + 50.0)
+    base = ["report", "--pit", str(DATA / "pit.npy"), "--x", str(DATA / "x.npy")]
+    base += ["--checks", "misspecification", "--seed", "0", "--quiet", "--json"]
+    typical = CliRunner().invoke(app, [*base, "--x-obs", str(tmp_path / "typical.npy")])
+    far = CliRunner().invoke(app, [*base, "--x-obs", str(tmp_path / "far.npy")])
+    rows = {}
+    for label, done in (("typical", typical), ("far", far)):
+        assert done.exit_code == 0, done.output
+        (row,) = json.loads(done.stdout)["checks"]
+        rows[label] = row
+    assert rows["typical"]["pvalue"] > 0.05
+    assert rows["far"]["pvalue"] <= 0.01
+    assert "misspecification" in json.loads(far.stdout)["failures"]
+    assert "misspecification" not in json.loads(typical.stdout)["failures"]
+
+
+def test_observed_data_need_their_width_and_x(tmp_path: Path) -> None:
+    np.save(tmp_path / "wide.npy", np.zeros((1, 7)))
+    args = ["report", "--pit", str(DATA / "pit.npy"), "--x", str(DATA / "x.npy")]
+    done = CliRunner().invoke(app, [*args, "--x-obs", str(tmp_path / "wide.npy"), "--quiet"])
+    assert done.exit_code == 3, done.output
+    assert "--x-obs" in done.output
+    assert "columns" in done.output
+    alone = ["report", "--pit", str(DATA / "pit.npy"), "--x-obs", str(tmp_path / "wide.npy")]
+    done = CliRunner().invoke(app, [*alone, "--quiet"])
+    assert done.exit_code == 3, done.output
+    assert "--x-obs" in done.output
+    assert "--x" in done.output

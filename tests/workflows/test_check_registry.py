@@ -122,10 +122,10 @@ def test_the_registry_names_are_unique_and_their_needs_known() -> None:
 
 
 def test_the_cli_choices_read_the_registry() -> None:
-    # the command line supplies every input (files, and the estimator through --flow-pickle)
-    # but observed data: the misspecification check is the only one it does not offer
-    assert check_names(set(NEEDS) - {"x_obs"}) == CHECK_NAMES
-    assert set(check_names()) - set(CHECK_NAMES) == {"misspecification"}
+    # the command line supplies every input: files (observed data through --x-obs) and the
+    # estimator through --flow-pickle
+    assert check_names(set(NEEDS)) == CHECK_NAMES
+    assert set(check_names()) == set(CHECK_NAMES)
     # a check needing what the inputs cannot give is left out of such a list
     assert "lc2st_nf" not in check_names(set(NEEDS) - {"latent"})
     from click.testing import CliRunner
@@ -175,4 +175,4 @@ def test_every_registered_check_is_in_the_table_the_json_and_the_html(
         assert f'<section id="{name}"><h2>{name}</h2>' in page
         assert f'<a href="#{name}">{name}</a>' in page
     for name in names:
-        assert name in CHECK_NAMES or name == "misspecification"  # the CLI takes no x_obs
+        assert name in CHECK_NAMES

@@ -63,6 +63,7 @@ __all__ = [
     "test_options",
     "theta",
     "x_eval",
+    "x_obs",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -222,6 +223,12 @@ def x_eval(*, help: str = "Evaluation points of the local checks, (E, d).") -> D
     return click.option("--x-eval", "x_eval", default=None, help=help)
 
 
+def x_obs(
+    *, help: str = "Observed data sets, (n_obs, d): the local checks run there too."
+) -> Decorator:
+    return click.option("--x-obs", "x_obs", default=None, help=help)
+
+
 def theta(*, help: str = "True parameters θ of the calibration pairs, (N, m).") -> Decorator:
     return click.option("--theta", type=str, default=None, help=help)
 
@@ -360,6 +367,7 @@ LIBRARY_NAMES: dict[str, dict[str, str]] = {
     "report": {
         "pit_values": "--pit",
         "x": "--x",
+        "x_obs": "--x-obs",
         "ranks": "--ranks",
         "posterior_samples": "--posterior-samples",
         "reference": "--reference",

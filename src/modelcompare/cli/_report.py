@@ -23,7 +23,17 @@ __all__ = ["report_command"]
 # through --flow-pickle (to_latent, log_prob and sampling). It takes no observed data, so the
 # misspecification check is left out.
 CHECK_NAMES = check_names(
-    supplied=("pit", "x", "two_parameters", "ranks", "draws", "latent", "reference", "log_prob")
+    supplied=(
+        "pit",
+        "x",
+        "two_parameters",
+        "ranks",
+        "draws",
+        "latent",
+        "reference",
+        "log_prob",
+        "x_obs",
+    )
 )
 
 
@@ -81,6 +91,10 @@ def _load_flow(path: str) -> Any:
     "--x", "x_file", help="Observations x of the calibration pairs, (N, d): the local checks."
 )
 @options.x_eval()
+@options.x_obs(
+    help="Observed data sets, (n_obs, d), with --x: the misspecification check, and the local "
+    "checks at those rows too."
+)
 @click.option("--ranks", "ranks_file", help="SBC ranks, (N, m), in 0..S: the SBC test.")
 @options.n_posterior_samples(help="S, the draws behind --ranks.")
 @click.option(
@@ -129,6 +143,7 @@ def report_command(
     pit_file: str | None,
     x_file: str | None,
     x_eval: str | None,
+    x_obs: str | None,
     ranks_file: str | None,
     n_posterior_samples: int | None,
     posterior_samples_file: str | None,
@@ -182,6 +197,7 @@ def report_command(
     started = time.perf_counter()
     x = _read_array(x_file, "x")
     x_eval = _read_array(x_eval, "x_eval")
+    x_obs = _read_array(x_obs, "x_obs")
     theta = _read_array(theta, "theta")
     reference = _read_array(reference_file, "reference")
     at_reference = _read_array(
@@ -212,6 +228,7 @@ def report_command(
             theta,
             x,
             x_eval=x_eval,
+            x_obs=x_obs,
             reference=pairs,
             checks=checks,
             n_resamples=n_resamples,
@@ -224,6 +241,7 @@ def report_command(
             pit_values=_read_array(pit_file, "pit"),
             x=x,
             x_eval=x_eval,
+            x_obs=x_obs,
             ranks=_read_array(ranks_file, "ranks"),
             n_posterior_samples=n_posterior_samples,
             posterior_samples=_read_array(posterior_samples_file, "posterior_samples"),

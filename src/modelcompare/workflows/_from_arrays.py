@@ -23,7 +23,7 @@ from modelcompare.workflows._inputs import (
     StoredDraws,
     check_classifier,
     check_regressor,
-    default_x_eval,
+    evaluation_points,
     input_hash,
     regressor_name,
 )
@@ -50,6 +50,7 @@ def report_from_arrays(
     pit_values: Any = None,
     x: Any = None,
     x_eval: Any = None,
+    x_obs: Any = None,
     ranks: Any = None,
     n_posterior_samples: int | None = None,
     posterior_samples: Any = None,
@@ -80,6 +81,10 @@ def report_from_arrays(
     levels), ``statistic`` the local coverage statistic and ``eval_correction`` the local checks'
     correction across evaluation points (see :func:`local_coverage_test`). ``parameter_names``
     names θ's coordinates in the figures, findings and summary (default θ₁, …, θₘ).
+
+    ``x_obs``, the observed data sets (rows, with ``x``), works as in :func:`validate_posterior`:
+    the local checks run at its rows too (after ``x_eval``), and the ``misspecification`` check
+    asks whether each row is typical of the calibration ``x``.
     """
     n_jobs = check_n_jobs(n_jobs)
     regressor = check_regressor(regressor)
@@ -90,7 +95,7 @@ def report_from_arrays(
     missing = dict(_MISSING)
     fields: dict[str, Any] = {}
     if pit_values is not None:
-        fields |= _pit_fields(pit_values, x, x_eval, missing)
+        fields |= _pit_fields(pit_values, x, x_eval, x_obs, missing)
     draws = None if posterior_samples is None else np.asarray(posterior_samples, dtype=float)
     if draws is not None:
         if draws.ndim != 3:
@@ -153,6 +158,7 @@ def report_from_arrays(
         inputs.pit_values,
         x if inputs.x is None else inputs.x,
         x_eval if inputs.x_eval is None else inputs.x_eval,
+        inputs.x_obs,
         inputs.ranks,
         draws,
         theta if inputs.theta is None else inputs.theta,
@@ -168,7 +174,9 @@ def report_from_arrays(
         )
 
 
-def _pit_fields(pit_values: Any, x: Any, x_eval: Any, missing: dict[str, str]) -> dict[str, Any]:
+def _pit_fields(
+    pit_values: Any, x: Any, x_eval: Any, x_obs: Any, missing: dict[str, str]
+) -> dict[str, Any]:
     """The inputs PIT values (and their x's) supply; the needs they meet leave ``missing``."""
     pit_values = check_samples(pit_values, "pit_values")
     out: dict[str, Any] = {"pit_values": pit_values}
@@ -179,12 +187,15 @@ def _pit_fields(pit_values: Any, x: Any, x_eval: Any, missing: dict[str, str]) -
     if x is not None:
         x = check_samples(x, "x")
         check_same_rows([("pit_values", pit_values), ("x", x)], what="the report")
-        if x_eval is None:
-            x_eval = default_x_eval(x)
-        else:
-            x_eval = check_samples(x_eval, "x_eval", min_samples=1)
+        x_eval, x_obs = evaluation_points(x, x_eval, x_obs)
         out |= {"x": x, "x_eval": x_eval, "n_features": x.shape[1]}
         del missing["x"]
+        if x_obs is not None:
+            out["x_obs"] = x_obs
+            del missing["x_obs"]
+    elif x_obs is not None:
+        msg = "`x_obs` needs `x`, the calibration x's it is compared with."
+        raise ValueError(msg)
     return out
 
 

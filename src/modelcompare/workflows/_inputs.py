@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare._foundation.seeds import SeedLike
-from modelcompare._foundation.validation import check_choice
+from modelcompare._foundation.validation import check_choice, check_samples
 from modelcompare.posterior import REGRESSORS
 from modelcompare.twosample import CLASSIFIERS
 
@@ -17,6 +17,7 @@ __all__ = [
     "check_classifier",
     "check_regressor",
     "default_x_eval",
+    "evaluation_points",
     "input_hash",
     "regressor_name",
 ]
@@ -80,3 +81,16 @@ class StoredDraws:
     def sample(self, x: Any, n: int, seed: SeedLike = None) -> np.ndarray:
         """The first ``n`` stored draws of every pair (``x`` and ``seed`` are not used)."""
         return self.draws[:, :n]
+
+
+def evaluation_points(x: np.ndarray, x_eval: Any, x_obs: Any) -> tuple[np.ndarray, Any]:
+    """The local checks' points (``x_eval``, then the rows of ``x_obs``) and the checked x_obs."""
+    if x_obs is not None:
+        x_obs = check_samples(x_obs, "x_obs", min_samples=1)
+        if x_obs.shape[1] != x.shape[1]:
+            msg = f"`x_obs` must have {x.shape[1]} columns like `x`; got {x_obs.shape[1]}."
+            raise ValueError(msg)
+    if x_eval is not None:
+        x_eval = check_samples(x_eval, "x_eval", min_samples=1)
+        return (x_eval if x_obs is None else np.vstack([x_eval, x_obs])), x_obs
+    return (default_x_eval(x) if x_obs is None else x_obs), x_obs

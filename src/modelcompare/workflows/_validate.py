@@ -28,6 +28,7 @@ from modelcompare.workflows._inputs import (
     check_classifier,
     check_regressor,
     default_x_eval,
+    evaluation_points,
     input_hash,
     regressor_name,
 )
@@ -118,19 +119,6 @@ def _flow_inputs(
         n_jobs=options["n_jobs"],
         missing=missing,
     )
-
-
-def _evaluation_points(x: np.ndarray, x_eval: Any, x_obs: Any) -> tuple[np.ndarray, Any]:
-    """The local checks' points (``x_eval``, then the rows of ``x_obs``) and the checked x_obs."""
-    if x_obs is not None:
-        x_obs = check_samples(x_obs, "x_obs", min_samples=1)
-        if x_obs.shape[1] != x.shape[1]:
-            msg = f"`x_obs` must have {x.shape[1]} columns like `x`; got {x_obs.shape[1]}."
-            raise ValueError(msg)
-    if x_eval is not None:
-        x_eval = check_samples(x_eval, "x_eval", min_samples=1)
-        return (x_eval if x_obs is None else np.vstack([x_eval, x_obs])), x_obs
-    return (default_x_eval(x) if x_obs is None else x_obs), x_obs
 
 
 def validate_posterior(
@@ -312,7 +300,7 @@ def validate_posterior(
         reference = check_reference(reference, theta.shape[1], x.shape[1])
     original = flow
     flow = _as_protocol(flow)
-    x_eval, x_obs = _evaluation_points(x, x_eval, x_obs)
+    x_eval, x_obs = evaluation_points(x, x_eval, x_obs)
     inputs = _flow_inputs(
         flow,
         theta,
