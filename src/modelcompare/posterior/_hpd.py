@@ -24,6 +24,7 @@ from modelcompare._foundation.validation import (
 from modelcompare.posterior._adapters import adapt_sampler
 from modelcompare.posterior._global import level_grid
 from modelcompare.posterior._sbc import draw_posterior
+from modelcompare.posterior._tarp import area_to_curve
 
 __all__ = ["HPDCoverageResult", "hpd_coverage", "hpd_coverage_test"]
 
@@ -75,12 +76,6 @@ class HPDCoverageResult(TestResult):
     seed_used: int | None
 
     _repr_fields = ("statistic", "pvalue", "atc", "n")
-
-
-def _area(levels: np.ndarray, coverage: np.ndarray) -> float:
-    grid = np.concatenate([[0.0], levels, [1.0]])
-    curve = np.concatenate([[0.0], coverage, [1.0]])
-    return float(np.trapezoid(curve - grid, grid))
 
 
 def hpd_coverage_test(
@@ -169,7 +164,7 @@ def hpd_coverage_test(
     return HPDCoverageResult(
         statistic=float(ks.statistic),
         pvalue=float(ks.pvalue),
-        atc=_area(grid, coverage),
+        atc=area_to_curve(grid, coverage),
         levels=grid,
         coverage=coverage,
         hpd_ranks=f,

@@ -18,7 +18,7 @@ from modelcompare._foundation.validation import check_bool, check_choice, check_
 from modelcompare.posterior._flows import check_pairs
 from modelcompare.posterior._sbc import draw_posterior
 
-__all__ = ["TARPResult", "tarp"]
+__all__ = ["TARPResult", "area_to_curve", "tarp"]
 
 _CONVENTIONS = ("modelcompare", "sbi")
 #: sbi adds this to max − min when it rescales θ (``z_score_theta=True``).
@@ -112,7 +112,7 @@ def _sbi_curve(counts: np.ndarray, s: int, n_levels: int) -> tuple[np.ndarray, n
     return edges.astype(np.float64), ecp
 
 
-def _atc(levels: np.ndarray, ecp: np.ndarray) -> float:
+def area_to_curve(levels: np.ndarray, ecp: np.ndarray) -> float:
     """∫₀¹ (ECP(γ) − γ) dγ, trapezoid on ``levels`` ∪ {0, 1}, ECP = 0 below the grid, 1 above."""
     inside = levels[(levels > 0) & (levels < 1)]
     grid = np.concatenate([[0.0], inside, [1.0]])
@@ -267,7 +267,7 @@ def tarp(
     return TARPResult(
         statistic=float(ks.statistic),
         pvalue=float(ks.pvalue),
-        atc=_atc(levels, ecp),
+        atc=area_to_curve(levels, ecp),
         levels=levels,
         ecp=ecp,
         coverage_values=f,
