@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
 from modelcompare import ConditionalGaussianModel, lc2st_nf
 from modelcompare._foundation.mlp import native as _native
+from modelcompare.posterior import _lc2st
 from modelcompare.posterior._lc2st_engine import lc2st_statistics
 
 MODEL = ConditionalGaussianModel(0.5 * np.array([[1.0, 0.8], [0.8, 1.0]]))
@@ -101,9 +102,35 @@ def test_null_statistics_do_not_depend_on_the_flow():
     theta, x = MODEL.simulate(100, seed=6)
     kw = {"n_resamples": 4, "n_eval": 100, "seed": 3}
     a = lc2st_nf(MODEL.exact_flow(), theta, x, X0, **kw)
+    _lc2st._NULL_CACHE.clear()  # trained again, not recalled
     b = lc2st_nf(MODEL.exact_flow(scale_factor=2.0), theta, x, X0, **kw)
     np.testing.assert_array_equal(a.null_statistics, b.null_statistics)
     assert b.statistic > a.statistic
+
+
+@FEW_NULLS
+@pytest.mark.parametrize("classifier", ["mlp", "quadratic"])
+def test_recalled_null_gives_the_numbers_of_a_fresh_run(classifier):
+    if classifier == "mlp":
+        _needs_kernel()
+    theta, x = MODEL.simulate(150, seed=7)
+    kw = {"n_resamples": 9, "n_eval": 100, "classifier": classifier}
+    shifted = MODEL.exact_flow(scale_factor=1.5)
+    _lc2st._NULL_CACHE.clear()
+    fresh = lc2st_nf(shifted, theta, x, X0, seed=4, **kw)
+    _lc2st._NULL_CACHE.clear()
+    lc2st_nf(MODEL.exact_flow(), theta, x, X0, seed=4, **kw)  # leaves its null behind
+    assert len(_lc2st._NULL_CACHE) == 1
+    recalled = lc2st_nf(shifted, theta, x, X0, seed=4, **kw)
+    assert len(_lc2st._NULL_CACHE) == 1
+    np.testing.assert_array_equal(recalled.null_statistics, fresh.null_statistics)
+    np.testing.assert_array_equal(recalled.statistics, fresh.statistics)
+    np.testing.assert_array_equal(recalled.pvalues, fresh.pvalues)
+    # anything the null depends on makes a new entry: the seed, the points, the calibration x
+    lc2st_nf(shifted, theta, x, X0, seed=5, **kw)
+    lc2st_nf(shifted, theta, x, X0 + 1.0, seed=4, **kw)
+    lc2st_nf(shifted, theta, x[::-1], X0, seed=4, **kw)
+    assert len(_lc2st._NULL_CACHE) == 4
 
 
 def test_engine_function_shapes_and_epochs():

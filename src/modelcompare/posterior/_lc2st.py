@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -203,6 +205,64 @@ def _null_stat(
     return _fit_stat(clf, z[0], z[1], xs, z_eval, xe, sklearn_seed(child))
 
 
+#: Null statistics of recent calls, keyed by everything they depend on (never the flow).
+_NULL_CACHE: OrderedDict[str, np.ndarray] = OrderedDict()
+_NULL_CACHE_SIZE = 8
+
+
+def _null_key(
+    classifier: Any,
+    xs: np.ndarray,
+    z_eval: np.ndarray,
+    xe: np.ndarray,
+    m: int,
+    n_resamples: int,
+    null_rng: np.random.Generator,
+    device: Any,
+) -> str | None:
+    """A digest of what the null statistics depend on, or None when they cannot be keyed.
+
+    The null classifiers see base draws and the calibration x only, so the flow is not part of
+    the key. A classifier object is not keyed (its parameters need not be comparable).
+    """
+    seq = null_rng.bit_generator.seed_seq
+    if not isinstance(classifier, str) or not isinstance(seq, np.random.SeedSequence):
+        return None
+    digest = hashlib.sha256()
+    for arr in (xs, z_eval, xe):
+        digest.update(repr(arr.shape).encode())
+        digest.update(np.ascontiguousarray(arr).tobytes())
+    settings = (
+        classifier,
+        m,
+        n_resamples,
+        str(device),
+        seq.entropy,
+        seq.spawn_key,
+        seq.n_children_spawned,
+        HIDDEN,
+        MAX_EPOCHS,
+        N_ITER_NO_CHANGE,
+    )
+    digest.update(repr(settings).encode())
+    return digest.hexdigest()
+
+
+def _remember_null(key: str | None, null_statistics: np.ndarray) -> None:
+    if key is None:
+        return
+    _NULL_CACHE[key] = null_statistics.copy()
+    while len(_NULL_CACHE) > _NULL_CACHE_SIZE:
+        _NULL_CACHE.popitem(last=False)
+
+
+def _recalled_null(key: str | None) -> np.ndarray | None:
+    if key is None or key not in _NULL_CACHE:
+        return None
+    _NULL_CACHE.move_to_end(key)
+    return _NULL_CACHE[key].copy()
+
+
 def lc2st_nf(
     flow: Any,
     theta: Any,
@@ -271,6 +331,12 @@ def lc2st_nf(
     -----
     This tests the whole local null z | x₀ ~ N(0, I) (uniformity and independence together).
 
+    The null statistics do not depend on the flow (Linhart et al. 2023): they are kept for
+    the last eight settings in the process (calibration x, evaluation points, ``n_eval``, B, a
+    named classifier, the device and an int or ``SeedSequence`` seed), so a second call with the
+    same settings and another flow, the usual loop of retraining an estimator against a fixed
+    calibration set, trains only the observed classifier. The numbers are the same either way.
+
     References
     ----------
     Linhart, Gramfort, Rodrigues (2023). L-C2ST: Local diagnostics for posterior approximations in
@@ -307,28 +373,36 @@ def lc2st_nf(
         xs, xe = (x - mean) / scale, (x_eval - mean) / scale
     _check_features(z, xs, xe)
     z_eval = eval_rng.standard_normal((n_eval, m))
+    key = _null_key(classifier, xs, z_eval, xe, m, n_resamples, null_rng, device)
+    t_null = _recalled_null(key)
     if clf is None:
+        # the observed classifier trains alone exactly as it does beside the null ones
         fits = lc2st_statistics(
             z,
             xs,
             z_eval,
             xe,
-            null_rngs=null_rng.spawn(n_resamples),
+            null_rngs=null_rng.spawn(n_resamples) if t_null is None else [],
             obs_rng=obs_rng,
             device=device,
             n_jobs=n_jobs,
             progress=progress,
         )
-        t_obs, t_null = fits.statistics, fits.null_statistics
+        t_obs = fits.statistics
+        if t_null is None:
+            t_null = fits.null_statistics
     else:
-        t_null = np.stack(
-            Parallel(n_jobs=n_jobs)(
-                delayed(_null_stat)(clf, xs, m, z_eval, xe, c) for c in null_rng.spawn(n_resamples)
+        if t_null is None:
+            t_null = np.stack(
+                Parallel(n_jobs=n_jobs)(
+                    delayed(_null_stat)(clf, xs, m, z_eval, xe, c)
+                    for c in null_rng.spawn(n_resamples)
+                )
             )
-        )
         t_obs = _fit_stat(
             clf, z, obs_rng.standard_normal((n, m)), xs, z_eval, xe, sklearn_seed(obs_rng)
         )
+    _remember_null(key, t_null)
     pvalues = monte_carlo_pvalue(t_obs, t_null)
     name = classifier if isinstance(classifier, str) else type(classifier).__name__
     return LC2STResult(
