@@ -414,8 +414,8 @@ def stair_distribution(
 
     References
     ----------
-    F. Regol, A. Kroon, M. Coates. Evaluation of Categorical Generative Models - Bridging the Gap
-    Between Real and Synthetic Data. ICASSP 2023 (arXiv:2210.16405).
+    .. [1] F. Regol, A. Kroon, M. Coates. Evaluation of Categorical Generative Models - Bridging the
+       Gap Between Real and Synthetic Data. ICASSP 2023 (arXiv:2210.16405).
 
     Examples
     --------
