@@ -27,6 +27,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax 3 copied into _static/: the pages render math offline
     "numpydoc",
     "myst_parser",
     "sphinx_design",
@@ -37,6 +38,7 @@ extensions = [
     "plain_pipes",
     "cli_examples",
     "public_signatures",
+    "citations",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -112,4 +114,16 @@ html_theme_options = {
 }
 html_context = {"default_mode": "light"}
 # pages without children need no section navigation
-html_sidebars = {page: [] for page in ("index", "cli", "benchmarks", "glossary", "changelog")}
+html_sidebars = {
+    page: []
+    for page in (
+        "index",
+        "install",
+        "cli",
+        "troubleshooting",
+        "citing",
+        "benchmarks",
+        "glossary",
+        "changelog",
+    )
+}
