@@ -9,6 +9,7 @@ journal page.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 from modelcompare import __version__
@@ -425,8 +426,17 @@ def _bibtex_entry(paper: Paper) -> str:
         ("archiveprefix", "arXiv" if paper.arxiv else ""),
         ("url", paper.url),
     ]
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
+    body = ",\n".join(_bibtex_field(name, value) for name, value in fields if value)
     return f"@{paper.kind}{{{paper.key},\n{body}\n}}"
+
+
+def _bibtex_field(name: str, value: str) -> str:
+    """``  name = {value}``, wrapped inside the braces to 88 characters with its comma (BibTeX allows it)."""
+    head = f"  {name} = {{"
+    lines = textwrap.wrap(
+        value + "}", width=87, initial_indent=head, subsequent_indent=" " * len(head)
+    )
+    return "\n".join(lines)
 
 
 def bibtex() -> str:
