@@ -12,7 +12,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
-from modelcompare import __version__
+from modelcompare._foundation.version import __version__
 
 __all__ = [
     "PAPERS",
