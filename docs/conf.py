@@ -101,7 +101,8 @@ sphinx_gallery_conf = {
 # -- HTML ----------------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = f"modelcompare {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["fit-code.css"]  # room for 88-character code lines
 html_show_sourcelink = False
 html_theme_options = {
     "navbar_align": "left",

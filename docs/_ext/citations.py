@@ -36,11 +36,11 @@ def _target(name: str) -> str:
 def _link(paper: Paper) -> str:
     links = []
     if paper.doi:
-        links.append(f"`doi:{paper.doi} <https://doi.org/{paper.doi}>`__")
+        links.append(f"[doi:{paper.doi}](https://doi.org/{paper.doi})")
     if paper.arxiv:
-        links.append(f"`arXiv:{paper.arxiv} <https://arxiv.org/abs/{paper.arxiv}>`__")
+        links.append(f"[arXiv:{paper.arxiv}](https://arxiv.org/abs/{paper.arxiv})")
     if paper.url and not links:
-        links.append(f"`{paper.venue} {paper.volume} <{paper.url}>`__")
+        links.append(f"[{paper.url.split('://', 1)[-1]}]({paper.url})")
     return ", ".join(links)
 
 
@@ -48,23 +48,25 @@ def _authors(paper: Paper) -> str:
     families = [a.partition(", ")[0] for a in paper.authors]
     if len(families) > 3:
         return f"{families[0]} et al."
-    return " & ".join([", ".join(families[:-1]), families[-1]]) if len(families) > 1 else families[0]
+    return (
+        " & ".join([", ".join(families[:-1]), families[-1]]) if len(families) > 1 else families[0]
+    )
 
 
 def papers_table() -> list[str]:
-    """The rows of the papers table as reStructuredText (a ``list-table``)."""
-    lines = [".. list-table::", "   :header-rows: 1", "   :widths: 22 38 18 22", ""]
-    lines += ["   * - Method", "     - Paper", "     - Identifier", "     - Functions"]
+    """The papers table as MyST Markdown (a ``list-table``; the citing page is Markdown)."""
+    lines = ["```{list-table}", ":header-rows: 1", ":widths: 22 38 18 22", ""]
+    lines += ["* - Method", "  - Paper", "  - Identifier", "  - Functions"]
     for paper in PAPERS:
-        functions = ", ".join(f":func:`~{_target(name)}`" for name in paper.functions)
+        functions = ", ".join(f"{{func}}`~{_target(name)}`" for name in paper.functions)
         venue = "" if paper.venue == "arXiv preprint" else f" *{paper.venue}*."
         lines += [
-            f"   * - {paper.method}",
-            f"     - {_authors(paper)} ({paper.year}). {paper.title}.{venue}",
-            f"     - {_link(paper)}",
-            f"     - {functions}",
+            f"* - {paper.method}",
+            f"  - {_authors(paper)} ({paper.year}). {paper.title}.{venue}",
+            f"  - {_link(paper)}",
+            f"  - {functions}",
         ]
-    return lines
+    return [*lines, "```"]
 
 
 class PapersDirective(SphinxDirective):

@@ -69,12 +69,12 @@ def run_block(code: str, namespace: dict) -> str:
                 if value is not None:
                     expression = re.sub(r"\s+#.*$", "", source.strip())
                     first, *rest = expression.splitlines()
-                    print(">>> " + first)
+                    out.write(">>> " + first + "\n")
                     for line in rest:
-                        print("... " + line)
-                    print(_format(value))
+                        out.write("... " + line + "\n")
+                    out.write(_format(value) + "\n")
             else:
-                exec(compile(ast.Module([stmt], []), "<guide>", "exec"), namespace)
+                exec(compile(ast.Module([stmt], []), "<guide>", "exec"), namespace)  # noqa: S102
     printed = out.getvalue().splitlines()
     return "".join(piece + "\n" for line in printed for piece in _fit(line))
 

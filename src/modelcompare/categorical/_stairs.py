@@ -565,6 +565,12 @@ def perturb(
     ValueError
         If the removal would make some mass negative (``l1`` too large for ``add_frac``).
 
+    References
+    ----------
+    .. [1] F. Regol, A. Kroon and M. Coates (2023). Evaluation of Categorical Generative Models --
+       Bridging the Gap Between Real and Synthetic Data. IEEE International Conference on Acoustics,
+       Speech and Signal Processing (ICASSP). arXiv:2210.16405.
+
     Examples
     --------
     >>> from modelcompare import perturb, stair_distribution
