@@ -27,6 +27,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax 3 copied into _static/: the pages render math offline
     "numpydoc",
     "myst_parser",
     "sphinx_design",
@@ -37,6 +38,7 @@ extensions = [
     "plain_pipes",
     "cli_examples",
     "public_signatures",
+    "citations",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -99,7 +101,8 @@ sphinx_gallery_conf = {
 # -- HTML ----------------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = f"modelcompare {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["fit-code.css"]  # room for 88-character code lines
 html_show_sourcelink = False
 html_theme_options = {
     "navbar_align": "left",
@@ -112,4 +115,16 @@ html_theme_options = {
 }
 html_context = {"default_mode": "light"}
 # pages without children need no section navigation
-html_sidebars = {page: [] for page in ("index", "cli", "benchmarks", "glossary", "changelog")}
+html_sidebars = {
+    page: []
+    for page in (
+        "index",
+        "install",
+        "cli",
+        "troubleshooting",
+        "citing",
+        "benchmarks",
+        "glossary",
+        "changelog",
+    )
+}

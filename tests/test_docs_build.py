@@ -22,6 +22,7 @@ DOCS_MODULES = (
     "sphinx_design",
     "sphinx_copybutton",
     "sphinx_click",
+    "sphinx-mathjax-offline",
 )
 MISSING = [m for m in DOCS_MODULES if importlib.util.find_spec(m) is None]
 
@@ -53,7 +54,8 @@ def test_docs_build_without_warnings(tmp_path: Path) -> None:
 
     import modelcompare
 
-    for page in ("index", "api", "cli", "benchmarks", "glossary", "changelog"):
+    pages = ("index", "install", "citing", "troubleshooting", "api", "cli", "benchmarks")
+    for page in (*pages, "glossary", "changelog"):
         assert (html / f"{page}.html").is_file(), page
     missing = [
         name
@@ -62,3 +64,11 @@ def test_docs_build_without_warnings(tmp_path: Path) -> None:
         and not (html / "generated" / f"modelcompare.{name}.html").is_file()
     ]
     assert not missing, f"public names without an API page: {missing}"
+
+    # formulas render offline: the pages load the bundled MathJax, never a CDN
+    page = (html / "generated" / "modelcompare.rel_mmd.html").read_text(encoding="utf-8")
+    assert '<script defer="defer" src="_static/mathjax/tex-chtml.js' in page.replace(
+        "../_static", "_static"
+    )
+    assert "cdn.jsdelivr.net" not in page
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from modelcompare._foundation.version import __version__
 from modelcompare._lazy import attach
-
-__version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from modelcompare._foundation.results import ConfidenceInterval

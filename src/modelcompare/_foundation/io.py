@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from modelcompare._foundation.optional import install_hint
+
 __all__ = ["DataError", "read_matrix", "read_table"]
 
 
@@ -132,7 +134,7 @@ def read_table(spec: str, *, columns: list[str] | None = None):  # -> pandas.Dat
             try:
                 import pyarrow  # noqa: F401
             except ImportError:
-                msg = "reading .parquet requires pyarrow: pip install 'modelcompare[parquet]'."
+                msg = f"reading .parquet requires pyarrow: {install_hint('parquet')}."
                 raise DataError(msg) from None
             frame = pd.read_parquet(source)
         elif suffix in (".csv", ".tsv", ".txt"):

@@ -7,7 +7,7 @@ from types import ModuleType
 
 from modelcompare._foundation.errors import MissingDependencyError
 
-__all__ = ["import_optional"]
+__all__ = ["import_optional", "install_hint"]
 
 _EXTRA_OF = {
     "torch": "torch",
@@ -19,6 +19,17 @@ _EXTRA_OF = {
     "dask": "dask",
     "distributed": "dask",
 }
+
+
+def install_hint(extra: str) -> str:
+    """How to install an extra: the package is not on an index, so from the checkout.
+
+    Examples
+    --------
+    >>> install_hint("parquet")
+    'install the extra modelcompare[parquet] (in the modelcompare checkout: pip install -e ".[parquet]")'
+    """
+    return f'install the extra modelcompare[{extra}] (in the modelcompare checkout: pip install -e ".[{extra}]")'
 
 
 def import_optional(name: str, *, purpose: str, hint: str | None = None) -> ModuleType:
@@ -47,7 +58,7 @@ def import_optional(name: str, *, purpose: str, hint: str | None = None) -> Modu
         return importlib.import_module(name)
     except ImportError as exc:
         extra = _EXTRA_OF.get(name, name.split(".")[0])
-        msg = f"{purpose} requires {name.split('.')[0]}: pip install 'modelcompare[{extra}]'."
+        msg = f"{purpose} requires {name.split('.')[0]}: {install_hint(extra)}."
         if hint:
             msg += f" {hint}"
         raise MissingDependencyError(msg) from exc

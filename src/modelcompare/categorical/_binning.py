@@ -443,6 +443,12 @@ def max_bins(
       (the zero stair is never split);
     * no reference (two-sample mode with ``p=None``): Ω is known only through the pooled rows, so
       their number.
+
+    References
+    ----------
+    .. [1] F. Regol, A. Kroon and M. Coates (2023). Evaluation of Categorical Generative Models --
+       Bridging the Gap Between Real and Synthetic Data. IEEE International Conference on Acoustics,
+       Speech and Signal Processing (ICASSP). arXiv:2210.16405.
     """
     if p is None:
         assert n_rows is not None
@@ -558,6 +564,12 @@ def adaptive_binning(
     B*_k is chosen from the same q̂ it is then used to test, so binned statistics computed on
     ``samples`` are biased upward (see :func:`granularity` and its ``split`` option).
 
+    References
+    ----------
+    .. [1] F. Regol, A. Kroon and M. Coates (2023). Evaluation of Categorical Generative Models --
+       Bridging the Gap Between Real and Synthetic Data. IEEE International Conference on Acoustics,
+       Speech and Signal Processing (ICASSP). arXiv:2210.16405.
+
     Examples
     --------
     >>> from modelcompare import adaptive_binning, stair_distribution
@@ -602,6 +614,12 @@ def random_binning(p: CategoricalReference, *, n_bins: int, seed: SeedLike = Non
         If ``p`` is not a :class:`CategoricalReference`.
     ValueError
         If ``n_bins`` is above |Ω|.
+
+    References
+    ----------
+    .. [1] F. Regol, A. Kroon and M. Coates (2023). Evaluation of Categorical Generative Models --
+       Bridging the Gap Between Real and Synthetic Data. IEEE International Conference on Acoustics,
+       Speech and Signal Processing (ICASSP). arXiv:2210.16405.
 
     Examples
     --------

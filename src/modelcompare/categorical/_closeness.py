@@ -256,6 +256,12 @@ def l2_statistic(p: Any, counts: Any) -> np.ndarray:
     numpy.ndarray or float
         T = Σ n(n−1)/(m(m−1)) − (2/m) Σ p n + ‖p‖²; E[T] = ‖q − p‖²₂.
 
+    References
+    ----------
+    .. [1] F. Regol, A. Kroon and M. Coates (2023). Evaluation of Categorical Generative Models --
+       Bridging the Gap Between Real and Synthetic Data. IEEE International Conference on Acoustics,
+       Speech and Signal Processing (ICASSP). arXiv:2210.16405.
+
     Examples
     --------
     >>> round(float(l2_statistic([0.5, 0.5], [6, 4])), 4)
@@ -296,6 +302,12 @@ def l2_statistic_variance(p: Any, q: Any, m: int) -> float:
     -------
     float
         Var T.
+
+    References
+    ----------
+    .. [1] F. Regol, A. Kroon and M. Coates (2023). Evaluation of Categorical Generative Models --
+       Bridging the Gap Between Real and Synthetic Data. IEEE International Conference on Acoustics,
+       Speech and Signal Processing (ICASSP). arXiv:2210.16405.
 
     Examples
     --------

@@ -303,8 +303,8 @@ def granularity(
 
     References
     ----------
-    F. Regol, A. Kroon, M. Coates. Evaluation of Categorical Generative Models - Bridging the Gap
-    Between Real and Synthetic Data. ICASSP 2023 (arXiv:2210.16405).
+    .. [1] F. Regol, A. Kroon, M. Coates. Evaluation of Categorical Generative Models - Bridging the
+       Gap Between Real and Synthetic Data. ICASSP 2023 (arXiv:2210.16405).
 
     Examples
     --------

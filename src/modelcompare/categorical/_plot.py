@@ -46,6 +46,12 @@ def plot_granularity(result: GranularityResult, *, ax: Any = None, **kwargs: Any
     TypeError
         If ``result`` is not a :class:`~modelcompare.GranularityResult`.
 
+    References
+    ----------
+    .. [1] F. Regol, A. Kroon and M. Coates (2023). Evaluation of Categorical Generative Models --
+       Bridging the Gap Between Real and Synthetic Data. IEEE International Conference on Acoustics,
+       Speech and Signal Processing (ICASSP). arXiv:2210.16405.
+
     Examples
     --------
     >>> import matplotlib

@@ -414,8 +414,8 @@ def stair_distribution(
 
     References
     ----------
-    F. Regol, A. Kroon, M. Coates. Evaluation of Categorical Generative Models - Bridging the Gap
-    Between Real and Synthetic Data. ICASSP 2023 (arXiv:2210.16405).
+    .. [1] F. Regol, A. Kroon, M. Coates. Evaluation of Categorical Generative Models - Bridging the
+       Gap Between Real and Synthetic Data. ICASSP 2023 (arXiv:2210.16405).
 
     Examples
     --------
@@ -564,6 +564,12 @@ def perturb(
     ------
     ValueError
         If the removal would make some mass negative (``l1`` too large for ``add_frac``).
+
+    References
+    ----------
+    .. [1] F. Regol, A. Kroon and M. Coates (2023). Evaluation of Categorical Generative Models --
+       Bridging the Gap Between Real and Synthetic Data. IEEE International Conference on Acoustics,
+       Speech and Signal Processing (ICASSP). arXiv:2210.16405.
 
     Examples
     --------

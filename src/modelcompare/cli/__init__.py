@@ -14,52 +14,12 @@ from modelcompare.cli._exit import EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_USAGE
 
 __all__ = ["app"]
 
-_CITATION = """\
-@inproceedings{lopezpaz2017c2st,
-  title={Revisiting Classifier Two-Sample Tests}, author={Lopez-Paz, David and Oquab, Maxime},
-  booktitle={International Conference on Learning Representations}, year={2017}}
-@inproceedings{lueckmann2021sbibm,
-  title={Benchmarking Simulation-Based Inference},
-  author={Lueckmann, Jan-Matthis and Boelts, Jan and Greenberg, David and Goncalves, Pedro and
-          Macke, Jakob}, booktitle={AISTATS}, year={2021}}
-@inproceedings{jitkrittum2018relative,
-  title={Informative Features for Model Comparison},
-  author={Jitkrittum, Wittawat and Kanagawa, Heishiro and Sangkloy, Patsorn and Hays, James and
-          Sch{\\"o}lkopf, Bernhard and Gretton, Arthur}, booktitle={NeurIPS}, year={2018}}
-@inproceedings{bounliphone2016relmmd,
-  title={A Test of Relative Similarity for Model Selection in Generative Models},
-  author={Bounliphone, Wacha and Belilovsky, Eugene and Blaschko, Matthew and Antonoglou, Ioannis
-          and Gretton, Arthur}, booktitle={ICLR}, year={2016}}
-@inproceedings{binkowski2018kid,
-  title={Demystifying {MMD} {GAN}s}, author={Bi{\\'n}kowski, Miko{\\l}aj and Sutherland, Danica J.
-  and Arbel, Michael and Gretton, Arthur}, booktitle={ICLR}, year={2018}}
-@inproceedings{heusel2017fid,
-  title={{GAN}s Trained by a Two Time-Scale Update Rule Converge to a Local {N}ash Equilibrium},
-  author={Heusel, Martin and Ramsauer, Hubert and Unterthiner, Thomas and Nessler, Bernhard and
-          Hochreiter, Sepp}, booktitle={NeurIPS}, year={2017}}
-@article{linhart2022flowdiagnostics,
-  title={Validation Diagnostics for {SBI} algorithms based on Normalizing Flows},
-  author={Linhart, Julia and Gramfort, Alexandre and Rodrigues, Pedro L. C.},
-  journal={arXiv:2211.09602}, year={2022}}
-@article{zhao2021lct,
-  title={Diagnostics for Conditional Density Models and {B}ayesian Inference Algorithms},
-  author={Zhao, David and Dalmasso, Niccol{\\`o} and Izbicki, Rafael and Lee, Ann B.},
-  journal={UAI}, year={2021}}
-@misc{categorical_granularity,
-  title={Evaluation of Categorical Generative Models -- Bridging the Gap Between Real and
-         Synthetic Data}, note={binning and closeness-testing granularity score}}
-@article{nadeau2003inference,
-  title={Inference for the Generalization Error}, author={Nadeau, Claude and Bengio, Yoshua},
-  journal={Machine Learning}, volume={52}, pages={239--281}, year={2003}}
-@article{benavoli2017bayesian,
-  title={Time for a Change: a Tutorial for Comparing Multiple Classifiers Through {B}ayesian
-         Analysis}, author={Benavoli, Alessio and Corani, Giorgio and Dem{\\v{s}}ar, Janez and
-         Zaffalon, Marco}, journal={JMLR}, volume={18}, number={77}, pages={1--36}, year={2017}}"""
-
 
 def _cite(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if value and not ctx.resilient_parsing:
-        click.echo(_CITATION)
+        from modelcompare._foundation.citation import bibtex
+
+        click.echo(bibtex())
         ctx.exit()
 
 
@@ -154,7 +114,7 @@ class _LazyGroup(click.Group):
     expose_value=False,
     is_eager=True,
     callback=_cite,
-    help="Print BibTeX for the methods and exit.",
+    help="Print BibTeX for modelcompare and the methods it implements, and exit.",
 )
 def app() -> None:
     """Calibrated statistics for comparing models."""

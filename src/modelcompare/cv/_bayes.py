@@ -236,10 +236,10 @@ def bayesian_ttest(
 
     References
     ----------
-    .. [1] G. Corani and A. Benavoli, "A Bayesian approach for comparing cross-validated
-       algorithms on multiple data sets", Machine Learning 100, 2015.
+    .. [1] G. Corani and A. Benavoli, "A Bayesian approach for comparing cross-validated algorithms
+       on multiple data sets", Machine Learning 100, 2015.
     .. [2] A. Benavoli, G. Corani, J. Demšar and M. Zaffalon, "Time for a change: a tutorial for
-       comparing multiple classifiers through Bayesian analysis", JMLR 18, 2017.
+       comparing multiple classifiers through Bayesian analysis", JMLR 18, 2017. arXiv:1606.04316.
 
     Examples
     --------

@@ -174,7 +174,8 @@ def friedman_test(
 
     References
     ----------
-    .. [1] J. Demšar, "Statistical comparisons of classifiers over multiple data sets", JMLR 7, 2006.
+    .. [1] J. Demšar, "Statistical comparisons of classifiers over multiple data sets", JMLR 7,
+       2006. https://jmlr.org/papers/v7/demsar06a.html.
 
     Examples
     --------
@@ -441,7 +442,7 @@ def nemenyi_test(
     References
     ----------
     .. [1] J. Demšar, "Statistical comparisons of classifiers over multiple data sets", JMLR 7,
-       2006, section 3.2.2.
+       2006, section 3.2.2. https://jmlr.org/papers/v7/demsar06a.html.
 
     Examples
     --------
@@ -679,7 +680,7 @@ def bayesian_signed_rank(
     ----------
     .. [1] A. Benavoli, G. Corani, F. Mangili, M. Zaffalon and F. Ruggeri, "A Bayesian Wilcoxon
        signed-rank test based on the Dirichlet process", ICML 2014.
-    .. [2] A. Benavoli, G. Corani, J. Demšar and M. Zaffalon, JMLR 18, 2017.
+    .. [2] A. Benavoli, G. Corani, J. Demšar and M. Zaffalon, JMLR 18, 2017. arXiv:1606.04316.
 
     Examples
     --------

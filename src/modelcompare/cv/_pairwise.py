@@ -257,6 +257,14 @@ def compare_models(
     :func:`bayesian_ttest` and are not adjusted for multiplicity (Benavoli et al. 2017).
     Zero-variance pairs are flagged in ``degenerate`` (one warning for the table).
 
+    References
+    ----------
+    .. [1] C. Nadeau and Y. Bengio (2003). Inference for the Generalization Error. Machine Learning
+       52(3), 239–281. doi:10.1023/A:1024068626366.
+    .. [2] A. Benavoli, G. Corani, J. Demšar and M. Zaffalon (2017). Time for a Change: a Tutorial
+       for Comparing Multiple Classifiers Through Bayesian Analysis. Journal of Machine Learning
+       Research 18(77), 1–36. arXiv:1606.04316.
+
     Examples
     --------
     >>> import numpy as np

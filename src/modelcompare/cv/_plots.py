@@ -38,6 +38,12 @@ def plot_posterior(
     -------
     matplotlib.axes.Axes
 
+    References
+    ----------
+    .. [1] A. Benavoli, G. Corani, J. Demšar and M. Zaffalon (2017). Time for a Change: a Tutorial
+       for Comparing Multiple Classifiers Through Bayesian Analysis. Journal of Machine Learning
+       Research 18(77), 1–36. arXiv:1606.04316.
+
     Examples
     --------
     >>> import matplotlib
@@ -140,6 +146,11 @@ def plot_critical_difference(
     Returns
     -------
     matplotlib.axes.Axes
+
+    References
+    ----------
+    .. [1] J. Demšar (2006). Statistical Comparisons of Classifiers over Multiple Data Sets. Journal
+       of Machine Learning Research 7, 1–30. https://jmlr.org/papers/v7/demsar06a.html.
 
     Examples
     --------

@@ -386,6 +386,11 @@ def split_sizes(
         n_test/n_train over splits, the value :func:`compare_models` uses), the first split's sizes
         (what scikit-learn's example uses) and the number of splits.
 
+    References
+    ----------
+    .. [1] C. Nadeau and Y. Bengio (2003). Inference for the Generalization Error. Machine Learning
+       52(3), 239–281. doi:10.1023/A:1024068626366.
+
     Examples
     --------
     >>> import numpy as np

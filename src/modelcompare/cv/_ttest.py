@@ -179,7 +179,7 @@ def corrected_ttest(
     References
     ----------
     .. [1] C. Nadeau and Y. Bengio, "Inference for the generalization error", Machine Learning 52,
-       2003.
+       2003. doi:10.1023/A:1024068626366.
     .. [2] R. R. Bouckaert and E. Frank, "Evaluating the replicability of significance tests for
        comparing learning algorithms", PAKDD 2004.
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from modelcompare._foundation.errors import MissingDependencyError
+from modelcompare._foundation.optional import install_hint
 from modelcompare._foundation.seeds import SeedLike
 from modelcompare.experiments._run_many import (
     check_flag,
@@ -51,7 +52,7 @@ def _check_out(out: Any) -> tuple[Path, str]:
             import pyarrow  # noqa: F401
         except ImportError:
             msg = (
-                "writing .parquet results requires pyarrow: pip install 'modelcompare[parquet]', "
+                f"writing .parquet results requires pyarrow: {install_hint('parquet')}, "
                 "or use an `out` ending in .csv."
             )
             raise MissingDependencyError(msg) from None

@@ -51,6 +51,14 @@ def plot_sbc(
     -------
     matplotlib.axes.Axes
 
+    References
+    ----------
+    .. [1] S. Talts et al. (2018). Validating Bayesian Inference Algorithms with Simulation-Based
+       Calibration. arXiv:1804.06788.
+    .. [2] T. Säilynoja, P. Bürkner and A. Vehtari (2022). Graphical Test for Discrete Uniformity
+       and its Applications in Goodness-of-Fit Evaluation and Multiple Sample Comparison. Statistics
+       and Computing 32, 32. doi:10.1007/s11222-022-10090-6, arXiv:2103.10522.
+
     Examples
     --------
     >>> import matplotlib
@@ -115,6 +123,12 @@ def plot_tarp(result: TARPResult, *, ax: Any = None, **kwargs: Any) -> Any:
     -------
     matplotlib.axes.Axes
 
+    References
+    ----------
+    .. [1] P. Lemos, A. Coogan, Y. Hezaveh and L. Perreault-Levasseur (2023). Sampling-Based
+       Accuracy Testing of Posterior Estimators for General Inference. International Conference on
+       Machine Learning (ICML). arXiv:2302.03026.
+
     Examples
     --------
     >>> import matplotlib
@@ -162,6 +176,11 @@ def plot_pit_correlations(result: Any, *, ax: Any = None, labels: Any = None, **
     Returns
     -------
     matplotlib.axes.Axes
+
+    References
+    ----------
+    .. [1] J. Linhart, A. Gramfort and P. L. C. Rodrigues (2022). Validation Diagnostics for SBI
+       algorithms based on Normalizing Flows. arXiv:2211.09602.
 
     Examples
     --------

@@ -478,10 +478,10 @@ def calibration_findings(
 
     References
     ----------
-    S. Talts, M. Betancourt, D. Simpson, A. Vehtari and A. Gelman (2018). Validating Bayesian
-    inference algorithms with simulation-based calibration. arXiv:1804.06788.
-    J. Linhart, A. Gramfort and P. L. C. Rodrigues (2022). Validation diagnostics for SBI
-    algorithms based on normalizing flows. arXiv:2211.09602.
+    .. [1] S. Talts, M. Betancourt, D. Simpson, A. Vehtari and A. Gelman (2018). Validating Bayesian
+       inference algorithms with simulation-based calibration. arXiv:1804.06788.
+    .. [2] J. Linhart, A. Gramfort and P. L. C. Rodrigues (2022). Validation diagnostics for SBI
+       algorithms based on normalizing flows. arXiv:2211.09602.
 
     Examples
     --------

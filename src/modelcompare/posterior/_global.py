@@ -124,8 +124,9 @@ def ecdf_band(
 
     References
     ----------
-    Säilynoja, Bürkner, Vehtari (2022). Graphical test for discrete uniformity and its applications
-    in goodness-of-fit evaluation and multiple sample comparison. Statistics and Computing 32, 32.
+    .. [1] Säilynoja, Bürkner, Vehtari (2022). Graphical test for discrete uniformity and its
+       applications in goodness-of-fit evaluation and multiple sample comparison. Statistics and
+       Computing 32, 32. doi:10.1007/s11222-022-10090-6, arXiv:2103.10522.
 
     Examples
     --------
@@ -311,6 +312,14 @@ def global_coverage_test(
     Tests: one-sample KS of each column against U(0, 1), Holm over the m covariates: reject if
     min_i p_i ≤ α/m. Passing is a necessary condition only: it averages over x (local errors can
     cancel) and ignores the independence of the covariates (see :func:`pit_independence_test`).
+
+    References
+    ----------
+    .. [1] D. Zhao, N. Dalmasso, R. Izbicki and A. B. Lee (2021). Diagnostics for Conditional
+       Density Models and Bayesian Inference Algorithms. Conference on Uncertainty in Artificial
+       Intelligence (UAI). arXiv:2102.10473.
+    .. [2] J. Linhart, A. Gramfort and P. L. C. Rodrigues (2022). Validation Diagnostics for SBI
+       algorithms based on Normalizing Flows. arXiv:2211.09602.
 
     Examples
     --------

@@ -124,9 +124,9 @@ def hpd_coverage_test(
 
     References
     ----------
-    Hermans, J., Delaunoy, A., Rozet, F., Wehenkel, A., Begy, V., and Louppe, G. (2022). A trust
-    crisis in simulation-based inference? Your posterior approximations can be unfaithful.
-    Transactions on Machine Learning Research.
+    .. [1] Hermans, J., Delaunoy, A., Rozet, F., Wehenkel, A., Begy, V., and Louppe, G. (2022). A
+       trust crisis in simulation-based inference? Your posterior approximations can be unfaithful.
+       Transactions on Machine Learning Research. arXiv:2110.06581.
 
     Examples
     --------
@@ -214,6 +214,12 @@ def hpd_coverage(
     same flow: for an sbi posterior that samples by rejection inside the prior's support, the
     draws follow the truncated density while ``log_prob`` may be the untruncated one; the ranks
     are then only approximately uniform under calibration.
+
+    References
+    ----------
+    .. [1] J. Hermans et al. (2022). A Crisis In Simulation-Based Inference? Beware, Your Posterior
+       Approximations Can Be Unfaithful. Transactions on Machine Learning Research.
+       arXiv:2110.06581.
 
     Examples
     --------

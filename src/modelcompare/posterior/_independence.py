@@ -168,6 +168,11 @@ def pit_independence_test(
     normal marginals need not be independent; these tests see monotone (rank) or binned dependence.
     For the whole null z | x ~ N(0, I) at one x₀ use :func:`lc2st_nf`.
 
+    References
+    ----------
+    .. [1] J. Linhart, A. Gramfort and P. L. C. Rodrigues (2022). Validation Diagnostics for SBI
+       algorithms based on Normalizing Flows. arXiv:2211.09602.
+
     Examples
     --------
     >>> import numpy as np
@@ -432,6 +437,11 @@ def local_independence_test(
     Threads: every fit and predict of the regressions runs inside ``thread_limits(n_jobs=n_jobs)``
     (one BLAS/OpenMP/torch thread per worker when ``n_jobs`` > 1; serially the default of
     ``MODELCOMPARE_NUM_THREADS``, else one thread); the caller's thread settings are restored.
+
+    References
+    ----------
+    .. [1] J. Linhart, A. Gramfort and P. L. C. Rodrigues (2022). Validation Diagnostics for SBI
+       algorithms based on Normalizing Flows. arXiv:2211.09602.
 
     Examples
     --------

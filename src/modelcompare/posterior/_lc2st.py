@@ -339,8 +339,8 @@ def lc2st_nf(
 
     References
     ----------
-    Linhart, Gramfort, Rodrigues (2023). L-C2ST: Local diagnostics for posterior approximations in
-    simulation-based inference. NeurIPS.
+    .. [1] Linhart, Gramfort, Rodrigues (2023). L-C2ST: Local diagnostics for posterior
+       approximations in simulation-based inference. NeurIPS. arXiv:2306.03580.
 
     Examples
     --------

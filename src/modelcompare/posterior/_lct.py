@@ -253,6 +253,12 @@ def fit_null_regressors(
     per worker when ``n_jobs`` > 1; serially the default of ``MODELCOMPARE_NUM_THREADS``, else one
     thread); the caller's thread settings are restored afterwards.
 
+    References
+    ----------
+    .. [1] D. Zhao, N. Dalmasso, R. Izbicki and A. B. Lee (2021). Diagnostics for Conditional
+       Density Models and Bayesian Inference Algorithms. Conference on Uncertainty in Artificial
+       Intelligence (UAI). arXiv:2102.10473.
+
     Examples
     --------
     >>> import numpy as np
@@ -466,8 +472,10 @@ def local_coverage_test(
 
     References
     ----------
-    Zhao, Dalmasso, Izbicki, Lee (2021). Diagnostics for conditional density models and Bayesian
-    inference algorithms. UAI. Linhart, Gramfort, Rodrigues (2022), arXiv:2211.09602.
+    .. [1] Zhao, Dalmasso, Izbicki, Lee (2021). Diagnostics for conditional density models and
+       Bayesian inference algorithms. UAI. arXiv:2102.10473.
+    .. [2] Linhart, Gramfort, Rodrigues (2022). Validation diagnostics for SBI algorithms based on
+       normalizing flows. arXiv:2211.09602.
 
     Examples
     --------

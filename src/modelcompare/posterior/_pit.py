@@ -43,8 +43,8 @@ def pit(flow: Any, theta: Any, x: Any, *, chunk_size: int | None = None) -> np.n
 
     References
     ----------
-    Linhart, Gramfort, Rodrigues (2022), Validation diagnostics for SBI algorithms based on
-    normalizing flows, arXiv:2211.09602.
+    .. [1] Linhart, Gramfort, Rodrigues (2022), Validation diagnostics for SBI algorithms based on
+       normalizing flows, arXiv:2211.09602.
 
     Examples
     --------

@@ -59,6 +59,11 @@ def plot_global_pp(
     -------
     numpy.ndarray of Axes
 
+    References
+    ----------
+    .. [1] J. Linhart, A. Gramfort and P. L. C. Rodrigues (2022). Validation Diagnostics for SBI
+       algorithms based on Normalizing Flows. arXiv:2211.09602.
+
     Examples
     --------
     >>> import numpy as np
@@ -112,6 +117,11 @@ def plot_global_histograms(
     Returns
     -------
     numpy.ndarray of Axes
+
+    References
+    ----------
+    .. [1] J. Linhart, A. Gramfort and P. L. C. Rodrigues (2022). Validation Diagnostics for SBI
+       algorithms based on Normalizing Flows. arXiv:2211.09602.
 
     Examples
     --------
@@ -176,6 +186,12 @@ def plot_local_statistics(
     -------
     Axes
 
+    References
+    ----------
+    .. [1] D. Zhao, N. Dalmasso, R. Izbicki and A. B. Lee (2021). Diagnostics for Conditional
+       Density Models and Bayesian Inference Algorithms. Conference on Uncertainty in Artificial
+       Intelligence (UAI). arXiv:2102.10473.
+
     Examples
     --------
     >>> import numpy as np
@@ -239,6 +255,12 @@ def plot_local_pp(
     Returns
     -------
     numpy.ndarray of Axes
+
+    References
+    ----------
+    .. [1] D. Zhao, N. Dalmasso, R. Izbicki and A. B. Lee (2021). Diagnostics for Conditional
+       Density Models and Bayesian Inference Algorithms. Conference on Uncertainty in Artificial
+       Intelligence (UAI). arXiv:2102.10473.
 
     Examples
     --------

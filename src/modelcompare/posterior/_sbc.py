@@ -78,6 +78,11 @@ def sbc_ranks(
     numpy.ndarray of int, shape (N, m)
         The rank of each θ_{n,j} among its S posterior draws.
 
+    References
+    ----------
+    .. [1] S. Talts et al. (2018). Validating Bayesian Inference Algorithms with Simulation-Based
+       Calibration. arXiv:1804.06788.
+
     Examples
     --------
     >>> import numpy as np
@@ -189,6 +194,11 @@ def sbc_test(
     -------
     SBCResult
 
+    References
+    ----------
+    .. [1] S. Talts et al. (2018). Validating Bayesian Inference Algorithms with Simulation-Based
+       Calibration. arXiv:1804.06788.
+
     Examples
     --------
     >>> import numpy as np
@@ -254,6 +264,11 @@ def sbc(
     Returns
     -------
     SBCResult
+
+    References
+    ----------
+    .. [1] S. Talts et al. (2018). Validating Bayesian Inference Algorithms with Simulation-Based
+       Calibration. arXiv:1804.06788.
 
     Examples
     --------

@@ -177,12 +177,13 @@ def sbc_log_gamma(
 
     References
     ----------
-    Säilynoja, T., Bürkner, P.-C., and Vehtari, A. (2022). Graphical test for discrete uniformity
-    and its applications in goodness-of-fit evaluation and multiple sample comparison. Statistics
-    and Computing 32, 32.
-    Modrák, M., Moon, A. H., Kim, S., Bürkner, P., Huurre, N., Faltejsková, K., Gelman, A., and
-    Vehtari, A. (2023). Simulation-based calibration checking for Bayesian computation: the
-    choice of test quantities shapes sensitivity. Bayesian Analysis.
+    .. [1] Säilynoja, T., Bürkner, P.-C., and Vehtari, A. (2022). Graphical test for discrete
+       uniformity and its applications in goodness-of-fit evaluation and multiple sample comparison.
+       Statistics and Computing 32, 32. doi:10.1007/s11222-022-10090-6, arXiv:2103.10522.
+    .. [2] Modrák, M., Moon, A. H., Kim, S., Bürkner, P., Huurre, N., Faltejsková, K., Gelman, A.,
+       and Vehtari, A. (2023). Simulation-based calibration checking for Bayesian computation: the
+       choice of test quantities shapes sensitivity. Bayesian Analysis. doi:10.1214/23-BA1404,
+       arXiv:2211.02383.
 
     Examples
     --------

@@ -200,8 +200,8 @@ def tarp(
 
     References
     ----------
-    Lemos, Coogan, Hezaveh, Perreault-Levasseur (2023). Sampling-based accuracy testing of posterior
-    estimators for general inference. ICML.
+    .. [1] Lemos, Coogan, Hezaveh, Perreault-Levasseur (2023). Sampling-based accuracy testing of
+       posterior estimators for general inference. ICML. arXiv:2302.03026.
 
     Examples
     --------

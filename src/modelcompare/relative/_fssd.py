@@ -362,6 +362,11 @@ def optimize_fssd(
     -------
     FSSDParams
 
+    References
+    ----------
+    .. [1] W. Jitkrittum et al. (2018). Informative Features for Model Comparison. Advances in
+       Neural Information Processing Systems (NeurIPS). arXiv:1810.11630.
+
     Examples
     --------
     >>> import numpy as np
@@ -450,8 +455,8 @@ def rel_fssd(
 
     References
     ----------
-    W. Jitkrittum, H. Kanagawa, P. Sangkloy, J. Hays, B. Schölkopf, A. Gretton. Informative Features
-    for Model Comparison. NeurIPS 2018.
+    .. [1] W. Jitkrittum, H. Kanagawa, P. Sangkloy, J. Hays, B. Schölkopf, A. Gretton. Informative
+       Features for Model Comparison. NeurIPS 2018. arXiv:1810.11630.
 
     Examples
     --------

@@ -149,7 +149,8 @@ def kid(
 
     References
     ----------
-    M. Bińkowski, D. J. Sutherland, M. Arbel, A. Gretton. Demystifying MMD GANs. ICLR 2018.
+    .. [1] M. Bińkowski, D. J. Sutherland, M. Arbel, A. Gretton. Demystifying MMD GANs. ICLR 2018.
+       arXiv:1801.01401.
 
     Examples
     --------
@@ -259,6 +260,14 @@ def relative_kid(
     The statistic, variance and p-value are those of :func:`rel_mmd`; the MMD² inside is the
     one-sample U-statistic of Rel-MMD (the x_i–z_i diagonal is removed from the cross term), which
     differs from the subset KID of :func:`kid` by O(1/n).
+
+    References
+    ----------
+    .. [1] W. Bounliphone et al. (2016). A Test of Relative Similarity for Model Selection in
+       Generative Models. International Conference on Learning Representations (ICLR).
+       arXiv:1511.04581.
+    .. [2] M. Bińkowski, D. J. Sutherland, M. Arbel and A. Gretton (2018). Demystifying MMD GANs.
+       International Conference on Learning Representations (ICLR). arXiv:1801.01401.
 
     Examples
     --------
@@ -605,8 +614,8 @@ def fid(x: Any, z: Any, *, method: str = "eigh") -> FIDResult:
 
     References
     ----------
-    M. Heusel, H. Ramsauer, T. Unterthiner, B. Nessler, S. Hochreiter. GANs Trained by a Two
-    Time-Scale Update Rule Converge to a Local Nash Equilibrium. NeurIPS 2017.
+    .. [1] M. Heusel, H. Ramsauer, T. Unterthiner, B. Nessler, S. Hochreiter. GANs Trained by a Two
+       Time-Scale Update Rule Converge to a Local Nash Equilibrium. NeurIPS 2017. arXiv:1706.08500.
 
     Examples
     --------
@@ -820,10 +829,13 @@ def relative_fid(
 
     References
     ----------
-    M. Bińkowski, D. J. Sutherland, M. Arbel, A. Gretton. Demystifying MMD GANs. ICLR 2018
-    (FID's bias; 10 subsamples).
-    W. Jitkrittum et al. Informative Features for Model Comparison. NeurIPS 2018 (Table 1:
-    comparing raw FIDs decides for one model about half the time when both fit equally well).
+    .. [1] M. Bińkowski, D. J. Sutherland, M. Arbel, A. Gretton. Demystifying MMD GANs. ICLR 2018
+       (FID's bias; 10 subsamples). arXiv:1801.01401.
+    .. [2] W. Jitkrittum et al. Informative Features for Model Comparison. NeurIPS 2018 (Table 1:
+       comparing raw FIDs decides for one model about half the time when both fit equally well).
+    .. [3] M. Heusel et al. (2017). GANs Trained by a Two Time-Scale Update Rule Converge to a Local
+       Nash Equilibrium. Advances in Neural Information Processing Systems (NeurIPS).
+       arXiv:1706.08500.
 
     Examples
     --------

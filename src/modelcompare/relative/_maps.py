@@ -193,6 +193,11 @@ def power_criterion_map(
     ``½(wit²_P(v) − wit²_Q(v)) / √ν(v)`` at the population level. Positive values mark regions where
     Q fits R better, negative ones where P does. Cost O(n·C·d) time, O(chunk·C) memory.
 
+    References
+    ----------
+    .. [1] W. Jitkrittum et al. (2018). Informative Features for Model Comparison. Advances in
+       Neural Information Processing Systems (NeurIPS). arXiv:1810.11630.
+
     Examples
     --------
     >>> import numpy as np
@@ -274,6 +279,11 @@ def fssd_power_criterion_map(
     -------
     PowerCriterionMap
         With ``test="fssd"``; positive criterion where q's shape matches r better (paper Fig. 1c).
+
+    References
+    ----------
+    .. [1] W. Jitkrittum et al. (2018). Informative Features for Model Comparison. Advances in
+       Neural Information Processing Systems (NeurIPS). arXiv:1810.11630.
 
     Examples
     --------
@@ -379,6 +389,11 @@ def select_locations(
     statistic is the mean of the single-location Û² differences, and
     ``ν̂(S) = 4 Var_n(Σ_{c∈S} eᵢ_c)/|S|²`` with ``eᵢ_c = Ψ_P[i, c] m_P[c] − Ψ_Q[i, c] m_Q[c]``, so
     each step costs O(n·C) after one O(n·C·d) feature pass. Memory: two n × C matrices.
+
+    References
+    ----------
+    .. [1] W. Jitkrittum et al. (2018). Informative Features for Model Comparison. Advances in
+       Neural Information Processing Systems (NeurIPS). arXiv:1810.11630.
 
     Examples
     --------

@@ -581,11 +581,10 @@ def rel_mmd(
 
     References
     ----------
-    W. Bounliphone, E. Belilovsky, M. B. Blaschko, I. Antonoglou, A. Gretton. A Test of Relative
-    Similarity for Model Selection in Generative Models. ICLR 2016.
-
-    W. Jitkrittum, H. Kanagawa, P. Sangkloy, J. Hays, B. Schölkopf, A. Gretton. Informative
-    Features for Model Comparison. NeurIPS 2018.
+    .. [1] W. Bounliphone, E. Belilovsky, M. B. Blaschko, I. Antonoglou, A. Gretton. A Test of
+       Relative Similarity for Model Selection in Generative Models. ICLR 2016. arXiv:1511.04581.
+    .. [2] W. Jitkrittum, H. Kanagawa, P. Sangkloy, J. Hays, B. Schölkopf, A. Gretton. Informative
+       Features for Model Comparison. NeurIPS 2018.
 
     Examples
     --------

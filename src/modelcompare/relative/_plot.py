@@ -35,6 +35,11 @@ def plot_power_criterion_map(result_or_map: Any, *, ax: Any = None, **kwargs: An
         For data with more than two dimensions (plot ``result.criterion`` against your own
         coordinates instead).
 
+    References
+    ----------
+    .. [1] W. Jitkrittum et al. (2018). Informative Features for Model Comparison. Advances in
+       Neural Information Processing Systems (NeurIPS). arXiv:1810.11630.
+
     Examples
     --------
     >>> import numpy as np

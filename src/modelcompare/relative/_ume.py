@@ -360,6 +360,11 @@ def optimize_ume(
     gradient, as the reference code (kmod ``SC_GaussUME.optimize_3sample_criterion``) does with
     autograd. The optimum is local and depends on the start.
 
+    References
+    ----------
+    .. [1] W. Jitkrittum et al. (2018). Informative Features for Model Comparison. Advances in
+       Neural Information Processing Systems (NeurIPS). arXiv:1810.11630.
+
     Examples
     --------
     >>> import numpy as np
@@ -461,8 +466,8 @@ def rel_ume(
 
     References
     ----------
-    W. Jitkrittum, H. Kanagawa, P. Sangkloy, J. Hays, B. Schölkopf, A. Gretton. Informative Features
-    for Model Comparison. NeurIPS 2018.
+    .. [1] W. Jitkrittum, H. Kanagawa, P. Sangkloy, J. Hays, B. Schölkopf, A. Gretton. Informative
+       Features for Model Comparison. NeurIPS 2018. arXiv:1810.11630.
 
     Examples
     --------

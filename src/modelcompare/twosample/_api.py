@@ -487,9 +487,11 @@ def c2st(
     References
     ----------
     .. [1] Lopez-Paz, D. and Oquab, M. (2017). Revisiting classifier two-sample tests. ICLR.
+       arXiv:1610.06545.
     .. [2] Lueckmann, J.-M. et al. (2021). Benchmarking simulation-based inference. AISTATS.
+       arXiv:2101.04653.
     .. [3] Nadeau, C. and Bengio, Y. (2003). Inference for the generalization error. Machine
-       Learning 52, 239–281.
+       Learning 52, 239–281. doi:10.1023/A:1024068626366.
 
     Examples
     --------

@@ -256,6 +256,13 @@ def c2st_many(
     and stopping rule, so the per-step overhead that dominates small networks is paid once per
     step for all comparisons.
 
+    References
+    ----------
+    .. [1] D. Lopez-Paz and M. Oquab (2017). Revisiting Classifier Two-Sample Tests. International
+       Conference on Learning Representations (ICLR). arXiv:1610.06545.
+    .. [2] J. Lueckmann et al. (2021). Benchmarking Simulation-Based Inference. International
+       Conference on Artificial Intelligence and Statistics (AISTATS). arXiv:2101.04653.
+
     Examples
     --------
     >>> import numpy as np
