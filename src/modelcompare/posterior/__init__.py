@@ -72,7 +72,11 @@ if TYPE_CHECKING:
         MisspecificationResult,
         misspecification_test,
     )
-    from modelcompare.posterior._names import INDEPENDENCE_REGRESSORS, REGRESSORS
+    from modelcompare.posterior._names import (
+        INDEPENDENCE_REGRESSORS,
+        LC2ST_CLASSIFIERS,
+        REGRESSORS,
+    )
     from modelcompare.posterior._pit import pit
     from modelcompare.posterior._plots import (
         plot_global_histograms,
@@ -89,6 +93,7 @@ __getattr__, __dir__, _public = attach(__name__, __file__)
 __all__ = [
     "FINDING_KINDS",
     "INDEPENDENCE_REGRESSORS",
+    "LC2ST_CLASSIFIERS",
     "NEXT_STEPS",
     "REGRESSORS",
     "AffineGaussianFlow",

@@ -41,12 +41,10 @@ from modelcompare.posterior._lc2st_engine import (
     lc2st_statistics,
 )
 from modelcompare.posterior._local_common import check_n_resamples, standardisation
+from modelcompare.posterior._names import LC2ST_CLASSIFIERS
 from modelcompare.posterior._regressors import with_seed
 
 __all__ = ["LC2STResult", "lc2st_nf"]
-
-
-CLASSIFIERS = ("mlp", "sklearn", "quadratic")
 
 
 def _classifier(classifier: Any) -> Any:
@@ -59,7 +57,7 @@ def _classifier(classifier: Any) -> Any:
             )
             raise TypeError(msg)
         return classifier
-    check_choice(classifier, "classifier", CLASSIFIERS)
+    check_choice(classifier, "classifier", LC2ST_CLASSIFIERS)
     if classifier == "mlp":
         return None
     if classifier == "sklearn":
