@@ -111,10 +111,14 @@ local = mc.validate_posterior(
 show(local)
 result = local.results["local_coverage"]
 worst = int(np.argmin(result.pvalues))
-fig, axes = plt.subplots(1, 3, figsize=(10, 3.2), layout="constrained")
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.8), layout="constrained")
 mc.plot_local_pp(result, worst, axes=axes[:2], labels=names)
 for ax, name in zip(axes[:2], names):
     ax.set_title(f"{name} at x₀ = ({result.x_eval[worst, 0]:.2g}, {result.x_eval[worst, 1]:.2g})")
+    if ax.get_legend() is not None:  # one legend for the row, below it
+        ax.get_legend().remove()
+handles, labels = axes[0].get_legend_handles_labels()
+fig.legend(handles, labels, loc="outside lower center", fontsize="small", frameon=False)
 mc.plot_local_statistics(result, ax=axes[2], alpha=None, labels=names)
 p_report = np.minimum(1.0, result.pvalues_adjusted)  # one check: no factor across checks
 axes[2].set_xticks(range(len(result.x_eval)))

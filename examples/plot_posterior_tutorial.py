@@ -20,6 +20,7 @@ like, and what to do about it, is in the user guide's "Reading a failing report"
 # %%
 import contextlib
 import tempfile
+import textwrap
 import time
 import warnings
 
@@ -76,7 +77,7 @@ print(f"trained in {time.perf_counter() - start:.1f} s")
 theta_cal, x_cal = model.simulate(500, seed=2)
 x_obs = np.array([[0.8, -0.5]])
 report = mc.validate_posterior(first, theta_cal, x_cal, x_obs=x_obs, seed=0)
-print(report.summary())
+print(textwrap.fill(report.summary(), 88))
 
 # %%
 # The table holds one row per check, with its p-value adjusted by Holm's correction across the
@@ -90,9 +91,11 @@ print("failures:", report.failures(0.05))
 # Each row names a kind of finding, the parameter and the direction, with the evidence; a
 # finding is listed only where the check behind it rejects in the table.
 findings = report.findings
-print(findings[["kind", "parameter", "direction", "evidence"]].to_string(index=False))
+print(findings[["check", "kind", "parameter", "direction"]].to_string(index=False))
+for row in findings.itertuples():
+    print(textwrap.fill(f"{row.kind} {row.parameter}: {row.where}; {row.evidence}", 88))
 for kind in dict.fromkeys(findings["kind"]):
-    print(f"{kind}: next step: {mc.posterior.NEXT_STEPS[kind]}")
+    print(textwrap.fill(f"next step ({kind}): {mc.posterior.NEXT_STEPS[kind]}", 88))
 
 # %%
 # The SBC ranks behind the marginal findings. A calibrated posterior gives flat rank histograms
@@ -100,14 +103,18 @@ for kind in dict.fromkeys(findings["kind"]):
 # wide), and those of θ₁ lean to the low end (its posterior mass sits above the truth).
 
 
-def plot_ranks(result, title):
+def plot_ranks(report, title):
+    """Rank histograms and ECDFs, titled with the table's p-value (Holm across checks)."""
     fig, axes = plt.subplots(1, 2, figsize=(8, 3), layout="constrained")
-    mc.plot_sbc(result, ax=axes[0], kind="hist", labels=["θ₁", "θ₂"])
-    mc.plot_sbc(result, ax=axes[1], kind="ecdf", labels=["θ₁", "θ₂"])
+    mc.plot_sbc(report.results["sbc"], ax=axes[0], kind="hist", labels=["θ₁", "θ₂"])
+    mc.plot_sbc(report.results["sbc"], ax=axes[1], kind="ecdf", labels=["θ₁", "θ₂"])
+    p = report.pvalues_adjusted["sbc"]
+    axes[0].set_title(f"rank histograms (SBC, adjusted p = {p:.2g})", fontsize=10)
+    axes[1].set_title("rank ECDF minus uniform", fontsize=10)
     fig.suptitle(title)
 
 
-plot_ranks(report.results["sbc"], "first estimator: SBC ranks")
+plot_ranks(report, "first estimator: SBC ranks")
 
 # %%
 # Act on the findings
@@ -118,11 +125,11 @@ start = time.perf_counter()
 second = train_npe(2000, epochs=20, seed=5)
 print(f"trained in {time.perf_counter() - start:.1f} s")
 report2 = mc.validate_posterior(second, theta_cal, x_cal, x_obs=x_obs, seed=0)
-print(report2.summary())
+print(textwrap.fill(report2.summary(), 88))
 print(report2.checks[["name", "pvalue", "pvalue_adjusted"]].to_string(index=False))
 
 # %%
-plot_ranks(report2.results["sbc"], "second estimator: SBC ranks")
+plot_ranks(report2, "second estimator: SBC ranks")
 
 # %%
 # The report passes: no check rejects, so there is no finding. That is absence of evidence at
