@@ -254,8 +254,9 @@ def validate_posterior(
 
     Cost, measured on two shared cores with m = d = 2 (five default points, eight tests): the
     default report took about 33 s at N = 500 and 58 s at N = 1000, nearly all of it
-    L-C2ST-NF's 799 null classifiers (4 to 6 s per 100); leave it out with ``checks``, or give
-    fewer evaluation points, when that matters. Every cost of the local checks and their B grow
+    L-C2ST-NF's 799 null classifiers (4 to 6 s per 100), and about 2 minutes for m = d = 3 at
+    N = 1000 (seven points, 1119 null classifiers); leave it out with ``checks``, or give fewer
+    evaluation points, when that matters. Every cost of the local checks and their B grow
     with the number of evaluation points E. The kNN local checks take about a second at
     B = 1599; ``regressor="hgb"`` needs about 0.2 s per null fit of the local coverage test,
     some 5 minutes at B = 1599.
