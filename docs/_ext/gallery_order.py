@@ -11,9 +11,11 @@ from pathlib import Path
 ORDER = (
     "plot_relative_ume_map.py",
     "plot_relative_fssd_map.py",
+    "plot_posterior_tutorial.py",
     "plot_posterior_global.py",
     "plot_posterior_local.py",
     "plot_posterior_validation.py",
+    "plot_failing_report.py",
     "plot_compare_posteriors.py",
     "plot_categorical_granularity.py",
     "plot_bayesian_ttest.py",

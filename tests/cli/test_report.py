@@ -71,15 +71,15 @@ def test_report_chooses_b_per_check_by_default() -> None:
     done = CliRunner().invoke(app, args)
     assert done.exit_code == 0, done.output
     data = json.loads(done.stdout)
-    # m = 2, three default evaluation points, Holm across two checks: B + 1 >= 20 · 2 · 3 · 2
-    assert data["settings"]["n_resamples"] == {"local_coverage": 239}
+    # m = 2, five default evaluation points, Holm across two checks: B + 1 >= 20 · 2 · 5 · 2
+    assert data["settings"]["n_resamples"] == {"local_coverage": 399}
     assert data["settings"]["regressor"] == "knn"
     local = next(c for c in data["checks"] if c["name"] == "local_coverage")
-    assert local["result"]["n_resamples"] == 239
+    assert local["result"]["n_resamples"] == 399
     assert "Warning" not in done.stderr
     done = CliRunner().invoke(app, [*args, "--n-resamples", "100"])
     assert done.exit_code == 0, done.output
-    assert "needs --n-resamples >= 239" in " ".join(done.stderr.split())
+    assert "needs --n-resamples >= 399" in " ".join(done.stderr.split())
 
 
 def test_the_gate_fails_when_no_check_could_run() -> None:

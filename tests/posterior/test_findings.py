@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -312,6 +313,102 @@ def test_constant_ranks_are_degenerate():
 def test_lazy_export():
     assert modelcompare.calibration_findings is calibration_findings
     assert "calibration_findings" in modelcompare.__all__
+
+
+# ---------------------------------------------------------------------------- a real sbi MAF
+#: posterior sd of each θ_j in DIAGONAL: (1 + 1/0.5)^(-1/2)
+POSTERIOR_SD = float(np.sqrt(1 / 3))
+
+
+class _ShiftedFlow:
+    """A trained posterior with a known flaw: its mass moved by ``offset`` (the adapter's flow).
+
+    Draws are the base flow's plus ``offset``, and the latent and density follow them, so the
+    flaw reaches SBC, the PIT and ``log_prob`` alike.
+    """
+
+    def __init__(self, flow, offset):
+        self.flow, self.offset = flow, np.asarray(offset, dtype=float)
+        self.n_params = flow.n_params
+
+    def to_latent(self, theta, x):
+        return self.flow.to_latent(np.asarray(theta) - self.offset, x)
+
+    def sample(self, x, n, seed=None):
+        return self.flow.sample(x, n, seed) + self.offset
+
+    def log_prob(self, theta, x):
+        return self.flow.log_prob(np.asarray(theta) - self.offset, x)
+
+
+@pytest.fixture(scope="module")
+def sbi_maf(tmp_path_factory):
+    """sbi's default NPE estimator (a MAF), trained briefly on 2000 simulations of DIAGONAL."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("sbi")
+    from sbi.inference import NPE
+    from sbi.neural_nets import posterior_nn
+
+    theta, x = DIAGONAL.simulate(2000, seed=0)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with (
+            pytest.MonkeyPatch.context() as mp,
+            torch.random.fork_rng(devices=[]),
+            warnings.catch_warnings(),
+        ):
+            mp.chdir(tmp_path_factory.mktemp("sbi"))  # sbi writes sbi-logs/ where it runs
+            warnings.simplefilter("ignore")  # sbi's notes on priors and epochs
+            torch.manual_seed(0)
+            prior = torch.distributions.MultivariateNormal(torch.zeros(2), torch.eye(2))
+            builder = posterior_nn(model="maf", hidden_features=16, num_transforms=2)
+            inference = NPE(prior=prior, density_estimator=builder, show_progress_bars=False)
+            estimator = inference.append_simulations(
+                torch.as_tensor(theta, dtype=torch.float32), torch.as_tensor(x, dtype=torch.float32)
+            ).train(
+                max_num_epochs=20,
+                training_batch_size=200,
+                learning_rate=5e-3,
+                show_train_summary=False,
+            )
+            posterior = inference.build_posterior(estimator)
+    finally:
+        torch.set_num_threads(threads)
+    return modelcompare.SbiFlow(posterior)
+
+
+def _maf_report(flow):
+    theta, x = DIAGONAL.simulate(1000, seed=1)
+    return modelcompare.validate_posterior(
+        flow, theta, x, checks=["sbc", "global_coverage", "pit_independence"], seed=0
+    )
+
+
+@pytest.mark.slow  # about 10 s: training the MAF
+@pytest.mark.torch
+def test_a_trained_sbi_maf_has_no_finding(sbi_maf):
+    report = _maf_report(sbi_maf)
+    assert report.failures(0.05) == []
+    assert report.findings.empty
+
+
+@pytest.mark.slow
+@pytest.mark.torch
+@pytest.mark.parametrize(("sign", "direction"), [(1.0, "above"), (-1.0, "below")])
+def test_a_trained_sbi_maf_shifted_in_theta1_is_named(sbi_maf, sign, direction):
+    """Draws moved by ± half a posterior sd in θ₁: a shift of θ₁, above or below the truth."""
+    flow = _ShiftedFlow(sbi_maf, [sign * 0.5 * POSTERIOR_SD, 0.0])
+    report = _maf_report(flow)
+    assert "sbc" in report.failures(0.05)
+    found = report.findings
+    assert sorted(zip(found["kind"], found["parameter"])) == [("shift", "θ₁")]
+    assert list(found["direction"]) == [direction]
+    # the same from the SBC ranks alone
+    ranks = report.results["sbc"].ranks
+    res = calibration_findings(ranks, report.results["sbc"].n_posterior_samples)
+    assert _found(res) == [("shift", "θ₁")]
+    assert list(res.table["direction"]) == [direction]
 
 
 # ---------------------------------------------------------------------------- bad input

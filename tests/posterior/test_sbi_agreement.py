@@ -1,4 +1,4 @@
-"""SBC ranks and TARP coverage agree with sbi's own diagnostics on the same posterior draws.
+"""SBC ranks, TARP coverage, HPD ranks and misspecification verdicts agree with sbi's diagnostics.
 
 Both libraries are fed identical draws: a stand-in flow whose ``sample`` returns stored draws for
 ours, and a stand-in posterior whose ``sample_batched`` returns the same draws (in sbi's
@@ -12,7 +12,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from modelcompare import ConditionalGaussianModel, sbc, sbc_ranks, sbc_test, tarp
+from modelcompare import (
+    ConditionalGaussianModel,
+    sbc,
+    sbc_ranks,
+    sbc_test,
+    tarp,
+    validate_posterior,
+)
 
 torch = pytest.importorskip("torch")
 diagnostics = pytest.importorskip("sbi.diagnostics")
@@ -197,3 +204,127 @@ def test_tarp_rescalings_differ(pairs):
     # The KS test is the same one-sample test of the randomised coverage values in both.
     assert 0 <= sbi_style.pvalue <= 1
     assert sbi_style.statistic != ours.statistic
+
+
+# --- Expected coverage (HPD ranks) --------------------------------------------------------------
+
+#: The density the fixture's draws follow: N(K x, 1.3² S), S = 1/3 I and K = 2/3 I for the model
+#: with noise 0.5 I and a standard normal prior.
+_MEAN, _SD = 2.0 / 3.0, 1.3 / np.sqrt(3.0)
+
+
+def _log_density(theta: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """An elementwise formula, so that a row gets the same value in any batch (ties stay ties)."""
+    r = (theta - _MEAN * x) / _SD
+    return -0.5 * np.sum(r * r, axis=-1) - theta.shape[-1] * np.log(_SD * np.sqrt(2 * np.pi))
+
+
+class StoredFlowWithDensity(StoredFlow):
+    """The stored draws, and the estimator's log-density."""
+
+    def log_prob(self, theta: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return _log_density(np.asarray(theta, dtype=float), np.asarray(x, dtype=float))
+
+
+class StoredPosteriorWithDensity(StoredPosterior):
+    """sbi's stand-in with ``log_prob(theta, x)`` for one x, as ``run_sbc``'s reduce_fns calls it."""
+
+    def log_prob(self, theta, x):
+        theta = theta.detach().numpy().astype(float)
+        x = np.broadcast_to(x.detach().numpy().astype(float), theta.shape)
+        return torch.as_tensor(_log_density(theta, x))
+
+
+def test_expected_coverage_ranks_equal_run_sbc_with_the_log_density(pairs):
+    draws = pairs["draws"]
+    report = validate_posterior(
+        StoredFlowWithDensity(draws),
+        pairs["theta"],
+        pairs["x"],
+        checks="expected_coverage",
+        n_posterior_samples=S,
+        seed=0,
+    )
+    above = report.results["expected_coverage"].hpd_ranks * S  # draws of larger log q than θ
+    posterior = StoredPosteriorWithDensity(draws)
+
+    def sbi_ranks(reduce):
+        ranks, _ = diagnostics.run_sbc(
+            _tensor(pairs["theta"]),
+            _tensor(pairs["x"]),
+            posterior,
+            num_posterior_samples=S,
+            reduce_fns=reduce,
+            show_progress_bar=False,
+        )
+        return ranks.numpy()[:, 0]
+
+    by_log_prob = sbi_ranks(posterior.log_prob)
+    by_minus_log_prob = sbi_ranks(lambda theta, x: -posterior.log_prob(theta, x))
+    # -log q: sbi counts the draws with a larger log-density, the report's rank
+    np.testing.assert_array_equal(np.round(above), by_minus_log_prob)
+    np.testing.assert_allclose(above, by_minus_log_prob, rtol=0, atol=1e-9)
+    # log q: sbi counts those with a smaller one, S minus the larger and the tied ones
+    log_q_draws = _log_density(draws, pairs["x"][:, None, :])
+    tied = np.sum(log_q_draws == _log_density(pairs["theta"], pairs["x"])[:, None], axis=1)
+    assert tied[::7].min() >= 1  # the draws set equal to θ: ties, so `<` and `<=` differ
+    np.testing.assert_array_equal(S - np.round(above) - tied, by_log_prob)
+
+
+# --- Misspecification ---------------------------------------------------------------------------
+
+
+class _PriorPredictive:
+    """The exact marginal of x, N(0, (1 + 0.5) I), as sbi's marginal estimator stand-in."""
+
+    sd = float(np.sqrt(1.5))
+
+    def log_prob(self, x):
+        x = x.detach().double()
+        return -0.5 * (x / self.sd).pow(2).sum(-1) - x.shape[-1] * np.log(
+            self.sd * np.sqrt(2 * np.pi)
+        )
+
+    def sample(self, sample_shape):
+        return self.sd * torch.randn(*tuple(sample_shape), 2, dtype=torch.float32)
+
+
+def test_misspecification_verdicts_agree_with_sbi_on_clear_cases(pairs, monkeypatch):
+    """The report's check and sbi's MMD and log-prob tests, on a typical and an absurd x_obs.
+
+    sbi's MMD p-value, 1 − #{baseline < MMD}/n_shuffle, can be 0, and its log-prob p-value is a
+    share of validation rows: the verdicts at α = 0.05 are compared, not the numbers. The
+    log-prob test gets the exact marginal of x, so sbi's C2ST check of that estimator (seconds
+    of MLP training, only a warning) is skipped.
+    """
+    x = pairs["x"]
+    x_obs = np.array([[0.0, 0.0], [6.0, -6.0]])  # the centre of p(x), and 5 sd out in each
+    report = validate_posterior(
+        StoredFlowWithDensity(pairs["draws"]),
+        pairs["theta"],
+        x,
+        x_obs=x_obs,
+        checks="misspecification",
+        seed=0,
+    )
+    ours = report.results["misspecification"]
+    assert ours.flagged_at(0.05) == [1]
+    assert report.failures(0.05) == ["misspecification"]
+    misspecification = pytest.importorskip("sbi.diagnostics.misspecification")
+    monkeypatch.setattr(misspecification, "check_c2st", lambda *args, **kwargs: None)
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        mmd = [
+            misspecification.calc_misspecification_mmd(
+                _tensor(row[None]), _tensor(x), n_shuffle=200
+            )[0]
+            for row in x_obs
+        ]
+        logprob = [
+            misspecification.calc_misspecification_logprob(
+                _tensor(x), _tensor(row[None]), _PriorPredictive()
+            )
+            for row in x_obs
+        ]
+    assert [p <= 0.05 for p in mmd] == [False, True] == [bool(r) for _, r in logprob]
+    assert [p <= 0.05 for p in ours.pvalues_adjusted] == [False, True]

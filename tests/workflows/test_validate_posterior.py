@@ -289,10 +289,10 @@ def test_the_automatic_b_is_the_smallest_that_can_reach_005() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no resolution warning with the automatic B
         report = mc.validate_posterior(flow, theta, x, checks=checks, seed=0)
-    # m = 2 covariates (1 pair), E = 3 default points, Holm across C = 4 checks
-    assert report.settings["n_resamples"] == {"local_coverage": 479, "local_independence": 239}
+    # m = 2 covariates (1 pair), E = 5 default points, Holm across C = 4 checks
+    assert report.settings["n_resamples"] == {"local_coverage": 799, "local_independence": 399}
     assert report.settings["n_resamples_auto"] is True
-    for name, factors in (("local_coverage", (2, 3, 4)), ("local_independence", (1, 3, 4))):
+    for name, factors in (("local_coverage", (2, 5, 4)), ("local_independence", (1, 5, 4))):
         b = report.settings["n_resamples"][name]
         assert report.results[name].n_resamples == b
         assert (
@@ -305,7 +305,7 @@ def test_the_automatic_b_is_the_smallest_that_can_reach_005() -> None:
     # the bound is attained: the smallest Monte Carlo p-value, corrected, is the report's
     local = report.results["local_coverage"]
     smallest = min(local.covariate_pvalues.min(axis=0) * 2)  # Bonferroni over the covariates
-    assert smallest == 1 / 480 * 2  # no null statistic beats the observed one at the biased point
+    assert smallest == 1 / 800 * 2  # no null statistic beats the observed one at the biased point
     assert report.pvalues_adjusted["local_coverage"] <= 0.05
     assert "local_coverage" in report.failures(0.05)
 
@@ -315,14 +315,14 @@ def test_too_few_resamples_warn_once_naming_the_checks_and_the_b_they_need() -> 
     checks = ["global_coverage", "pit_independence", "local_coverage", "local_independence"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        report = mc.validate_posterior(flow, theta, x, checks=checks, n_resamples=300, seed=0)
+        report = mc.validate_posterior(flow, theta, x, checks=checks, n_resamples=500, seed=0)
     messages = [str(w.message) for w in caught if issubclass(w.category, mc.TooFewResamplesWarning)]
     assert len(messages) == 1, messages  # the report's warning, not one per test
     assert "local_coverage" in messages[0]
-    assert "needs n_resamples >= 479" in messages[0]
-    assert "local_independence" not in messages[0]  # 300 is enough for it
+    assert "needs n_resamples >= 799" in messages[0]
+    assert "local_independence" not in messages[0]  # 500 is enough for it
     assert "`n_resamples=None`" in messages[0]
-    assert report.settings["n_resamples"] == {"local_coverage": 300, "local_independence": 300}
+    assert report.settings["n_resamples"] == {"local_coverage": 500, "local_independence": 500}
     assert report.settings["n_resamples_auto"] is False
 
 
@@ -335,8 +335,8 @@ def test_the_memory_limit_caps_the_automatic_b_with_a_warning(monkeypatch) -> No
         report = mc.validate_posterior(flow, theta, x, checks=["local_coverage"], seed=0)
     expected = (1024**2 - 300 * 99 * 3 * 8) // (300 * 8 + 1024)
     assert report.settings["n_resamples"] == {"local_coverage": expected}
-    # one check, two covariates, three points: B + 1 must reach 20 * 2 * 3 = 120
-    assert "needs n_resamples >= 119" in str(caught[0].message)
+    # one check, two covariates, five points: B + 1 must reach 20 * 2 * 5 = 200
+    assert "needs n_resamples >= 199" in str(caught[0].message)
 
 
 def test_report_defaults_flag_a_local_bias() -> None:
@@ -345,7 +345,7 @@ def test_report_defaults_flag_a_local_bias() -> None:
     checks += ["local_independence"]
     report = mc.validate_posterior(flow, theta, x, checks=checks, seed=0)
     assert report.settings["regressor"] == "knn"
-    assert report.settings["n_resamples"]["local_coverage"] == 20 * 2 * 3 * 6 - 1
+    assert report.settings["n_resamples"]["local_coverage"] == 20 * 2 * 5 * 6 - 1
     assert "local_coverage" in report.failures(0.05)
     local = report.results["local_coverage"]
     inside = local.x_eval[:, 0] > 1.0  # the default points: one lies in the biased region
@@ -355,15 +355,46 @@ def test_report_defaults_flag_a_local_bias() -> None:
     assert (local.pvalues_adjusted[~inside] > 0.05).all()
 
 
+def test_the_default_points_reach_a_bias_off_the_first_principal_direction() -> None:
+    # 3-D linear-Gaussian task, θ₁ biased by one posterior sd only where x₁ > 1 (19 % of the x's)
+    model = mc.ConditionalGaussianModel(noise_cov=np.eye(3))
+    theta, x = model.simulate(1000, seed=0)
+    sd = float(np.sqrt(model.posterior_cov[0, 0]))
+    flow = model.exact_flow(offset=lambda c: np.c_[sd * (c[:, 0] > 1), 0 * c[:, :2]])
+    # points spread along the first principal direction only (the 10/50/90 % quantiles of the
+    # projection) all miss the region: that rule would have passed this flow
+    z = (x - x.mean(axis=0)) / x.std(axis=0)
+    projection = z @ np.linalg.svd(z, full_matrices=False)[2][0]
+    first_only = [
+        np.argmin(np.abs(projection - q)) for q in np.quantile(projection, [0.1, 0.5, 0.9])
+    ]
+    assert (x[first_only, 0] < 1).all()
+    report = mc.validate_posterior(flow, theta, x, checks=["local_coverage"], seed=0)
+    points = report.settings["x_eval"]
+    assert points.shape == (7, 3)  # the centre and ±r along three principal directions
+    assert all(any((row == x).all(axis=1)) for row in points)  # calibration rows
+    inside = points[:, 0] > 1
+    assert inside.any()
+    assert report.failures(0.05) == ["local_coverage"]
+    local = report.results["local_coverage"]
+    assert (local.pvalues_adjusted[inside] <= 0.05).any()
+    assert (local.pvalues_adjusted[points[:, 0] < 0] > 0.05).all()  # far from the region: no
+    finding = report.findings.query("kind == 'local'")
+    assert len(finding) == 1
+    named = re.findall(r"\(([-\d.]+),", finding["where"].iloc[0])  # the x₁ of each named point
+    assert named
+    assert all(float(v) > 1 for v in named)
+
+
 @pytest.mark.slow
 def test_the_default_report_flags_a_local_bias() -> None:
     flow, theta, x = _local_bias(1000)
     report = mc.validate_posterior(flow, theta, x, seed=0)  # every check, L-C2ST-NF included
     assert report.settings["n_resamples"] == {
         "sbc_log_gamma": 319,
-        "local_coverage": 959,
-        "local_independence": 479,
-        "lc2st_nf": 479,
+        "local_coverage": 1599,
+        "local_independence": 799,
+        "lc2st_nf": 799,
     }
     assert "local_coverage" in report.failures(0.05)
 

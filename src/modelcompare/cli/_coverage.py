@@ -28,8 +28,9 @@ CHECKS = {
 @click.argument("pit_values")
 @click.argument("x")
 @options.x_eval(
-    help="File of evaluation points x₀ (rows) for the local test. Default: three rows of X "
-    "spread along its first principal direction, as in `modelcompare report`."
+    help="File of evaluation points x₀ (rows) for the local test. Default: the row of X nearest "
+    "its centre and rows on both sides of it along up to three principal directions, as in "
+    "`modelcompare report`."
 )
 @options.regressor(choices=REGRESSORS)
 @options.n_resamples(
@@ -131,8 +132,8 @@ def coverage_command(
     local = results["local_coverage"]
     if x_eval is None and not quiet:
         click.echo(
-            "evaluation points: three rows of X spread along its first principal direction "
-            "(--x-eval FILE to choose them).",
+            "evaluation points: the row of X nearest its centre and rows on both sides of it "
+            "along up to three principal directions (--x-eval FILE to choose them).",
             err=True,
         )
     emit(

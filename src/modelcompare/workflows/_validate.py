@@ -159,8 +159,11 @@ def validate_posterior(
     theta, x : array-like, shapes (N, m) and (N, d)
         Calibration pairs.
     x_eval : array-like, shape (E, d), optional
-        Evaluation points of the local checks. Default: three rows of ``x`` spread along its first
-        principal direction (see :func:`default_x_eval`), or ``x_obs`` when given.
+        Evaluation points of the local checks. Default: ``x_obs`` when given; otherwise the row of
+        ``x`` nearest its centre and, along each of its first three principal directions, the
+        rows nearest both sides at the 80 % quantile of the Mahalanobis radius (E = 3, 5 and 7
+        points for d = 1, 2 and ≥ 3; see :func:`default_x_eval`), so that every direction of the
+        calibration cloud holds a point away from its centre.
     x_obs : array-like, shape (n_obs, d), optional
         The observed data, one data set per row. The local checks and L-C2ST-NF then run at
         these points (after the rows of ``x_eval``, when both are given), and the
@@ -188,8 +191,8 @@ def validate_posterior(
         B, the null resamples of each resampling check (local coverage, local independence,
         L-C2ST-NF). ``None`` (default): per check, the smallest B ≥ 100 at which the check can
         reach a Holm-adjusted p ≤ ``alpha`` in this report (see Notes); for m = 2 parameters,
-        three evaluation points and the eight tests of the default report, 959 for the local
-        coverage test and 479 for the other two. The B each check ran with is ``report.settings["n_resamples"]``.
+        d = 2 (five default evaluation points) and the eight tests of the default report, 1599
+        for the local coverage test and 799 for the other two. The B each check ran with is ``report.settings["n_resamples"]``.
     alpha : float
         The level, fixed in advance, B is planned for: with ``n_resamples=None`` every resampling
         check can reject at ``alpha`` after every correction. ``report.failures(a)`` warns when
@@ -249,12 +252,14 @@ def validate_posterior(
     ``n_resamples=None`` picks that B per check, at least 100. The ``misspecification`` check
     is outside C: a family of its own.
 
-    Cost, measured on two shared cores with m = 2 and seven tests (before ``sbc_log_gamma``
-    joined the default, which raises B by 8/7): the default report took about 17 s at
-    N = 500 and 28 s at N = 1000, nearly all of it L-C2ST-NF's 419 null classifiers (4 to 6 s at
-    B = 100); leave it out with ``checks`` when that matters. The kNN local checks take 0.3 to
-    0.5 s at B = 839; ``regressor="hgb"`` needs about 0.2 s per null fit of the local coverage
-    test, some 3 minutes at B = 839.
+    Cost, measured on two shared cores with m = d = 2 (five default points, eight tests): the
+    default report took about 33 s at N = 500 and 58 s at N = 1000, nearly all of it
+    L-C2ST-NF's 799 null classifiers (4 to 6 s per 100), and about 2 minutes for m = d = 3 at
+    N = 1000 (seven points, 1119 null classifiers); leave it out with ``checks``, or give fewer
+    evaluation points, when that matters. Every cost of the local checks and their B grow
+    with the number of evaluation points E. The kNN local checks take about a second at
+    B = 1599; ``regressor="hgb"`` needs about 0.2 s per null fit of the local coverage test,
+    some 5 minutes at B = 1599.
 
     Threads: every check runs inside the library's thread limits (one inner thread per worker
     when ``n_jobs`` > 1), so OpenMP regressors do not oversubscribe shared cores.
@@ -273,13 +278,13 @@ def validate_posterior(
     >>> list(report.checks["name"])
     ['sbc', 'global_coverage', 'pit_independence']
 
-    The local coverage test at three evaluation points, with Holm across two checks: B + 1 must
-    reach 20 · 2 · 3 · 2 = 240.
+    The local coverage test at the five default evaluation points of a 2-D x, with Holm across
+    two checks: B + 1 must reach 20 · 2 · 5 · 2 = 400.
 
     >>> report = validate_posterior(
     ...     model.exact_flow(), theta, x, checks=["global_coverage", "local_coverage"], seed=0)
     >>> report.settings["n_resamples"]
-    {'local_coverage': 239}
+    {'local_coverage': 399}
     >>> report.failures(0.05)
     []
     """
