@@ -529,11 +529,15 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
         "planned by the report": (None, ("validate_posterior",)),
     },
     "regressor": {
-        "local tests": (
-            "hgb",
-            ("local_coverage_test", "local_independence_test", "fit_null_regressors"),
+        "local tests and the report": (
+            "knn",
+            (
+                "local_coverage_test",
+                "local_independence_test",
+                "fit_null_regressors",
+                "validate_posterior",
+            ),
         ),
-        "report": ("knn", ("validate_posterior",)),
     },
     "classifier": {
         "classifier tests": ("mlp", ("c2st", "c2st_many", "lc2st_nf")),

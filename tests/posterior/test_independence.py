@@ -84,7 +84,9 @@ def test_local_independence_hgb_and_formulas():
         local_independence_test(
             p, x, X0, n_resamples=19, seed=1, eval_correction="holm", regressor="knn"
         )
-    res = local_independence_test(p, x, X0, n_resamples=19, seed=1, eval_correction="holm")
+    res = local_independence_test(
+        p, x, X0, n_resamples=19, seed=1, eval_correction="holm", regressor="hgb"
+    )
     assert res.regressor == "hgb"
     assert res.statistics.shape == (1, 2)
     np.testing.assert_allclose(res.statistics, res.regression**2)

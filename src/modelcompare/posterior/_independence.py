@@ -379,7 +379,7 @@ def local_independence_test(
     x: Any,
     x_eval: Any,
     *,
-    regressor: Any = "hgb",
+    regressor: Any = "knn",
     n_resamples: int = 100,
     pairs: Any = None,
     eval_correction: str | None = "holm",
@@ -401,9 +401,10 @@ def local_independence_test(
         The calibration observations.
     x_eval : array-like, shape (E, d)
         Evaluation points x₀.
-    regressor : {"hgb", "knn"}, NearestNeighborRegressor or scikit-learn regressor
-        Regression of the products on (z-scored) x; a :class:`NearestNeighborRegressor` gives
-        its k-nearest-neighbour average.
+    regressor : {"knn", "hgb"}, NearestNeighborRegressor or scikit-learn regressor
+        Regression of the products on (z-scored) x: ``"knn"`` (the default) and a
+        :class:`NearestNeighborRegressor` give the k-nearest-neighbour average, ``"hgb"``
+        gradient boosting (for an x too wide for neighbourhoods).
     n_resamples : int
         B null trials.
     pairs : sequence of (i, j), optional

@@ -220,7 +220,7 @@ def fit_null_regressors(
     x: Any,
     *,
     levels: Any = None,
-    regressor: Any = "hgb",
+    regressor: Any = "knn",
     n_resamples: int = 100,
     seed: SeedLike = None,
     n_jobs: int | None = None,
@@ -390,7 +390,7 @@ def local_coverage_test(
     x_eval: Any,
     *,
     levels: Any = None,
-    regressor: Any = "hgb",
+    regressor: Any = "knn",
     n_resamples: int = 100,
     null: NullRegressors | None = None,
     statistic: str = "mse",
@@ -416,8 +416,11 @@ def local_coverage_test(
         99 levels k/100.
     regressor : {"hgb", "knn", "mlp", "logistic"} or object
         How r̂_{i,γ}(x) = P(P_i ≤ γ | x) is estimated (:func:`resolve_regressor`). The default
-        ``"hgb"`` is amortised over γ (one fit per covariate and per null trial). A
-        scikit-learn classifier object is fitted once per level (:class:`PerLevelRegressor`).
+        ``"knn"`` (150 nearest neighbours) held its level with about twice the power of
+        ``"hgb"`` (boosting amortised over γ, one fit per covariate and per null trial) at the
+        paper's scale, in a five-hundredth of the time; ``"hgb"`` suits an x too wide for
+        neighbourhoods. A scikit-learn classifier object is fitted once per level
+        (:class:`PerLevelRegressor`).
     n_resamples : int
         B, the number of null trials (Algorithm 1).
     null : NullRegressors, optional

@@ -304,7 +304,7 @@ class _FittedKNN:
 def resolve_regressor(regressor: Any) -> Any:
     """Turn a regressor name into an object with ``fit(x, u, levels, seed) -> fitted.predict``.
 
-    Names: ``"hgb"`` (amortised boosting, the default), ``"knn"`` (150 nearest neighbours),
+    Names: ``"knn"`` (150 nearest neighbours, the default), ``"hgb"`` (amortised boosting),
     ``"mlp"`` (per-level MLPClassifier, the paper), ``"logistic"`` (per-level logistic regression,
     cheap). A scikit-learn classifier (``LogisticRegression()``, say) is wrapped in
     :class:`PerLevelRegressor`; a scikit-learn regressor is refused (the estimates are
