@@ -1,12 +1,19 @@
-"""Time of the default posterior report, a first call and a second flow on the same calibration set.
+"""Time of the default posterior report: the quadratic screen against the MLP, in one run.
 
 The timed configuration: ``validate_posterior`` with its default checks and no ``x_obs``,
-N = 1,000 calibration pairs, m = 2 parameters, the three default evaluation points, α = 0.05,
-``seed=0``. L-C2ST-NF's null classifiers do not depend on the flow (Linhart et al. 2023), so a
-second call with another flow and the same calibration set, evaluation points and seed recalls
-them and trains only the observed classifier. Printed: each check's runtime on the first call
-(the exact flow), on a second call (a flow with the posterior 1.5× too wide) and the decisions,
-which must not change with the recall.
+N = 1,000 calibration pairs, m = 2 parameters, the default evaluation points, α = 0.05,
+``seed=0`` (``ConditionalGaussianModel``; the exact flow, then the flow with its posterior 1.5×
+too wide, then one whose mean is off by 0.5 in θ₁ only where x₁ > 1). Three settings, side by
+side on the same data:
+
+- ``classifier="logistic"`` (the default): L-C2ST-NF's B + 1 quadratic logistic classifiers in
+  one batched Newton solve;
+- ``classifier="mlp"``: L-C2ST-NF's MLPs on the compiled kernel (the default before);
+- the default with ``x_obs`` (two observations) and the opt-in ``expected_coverage`` check.
+
+L-C2ST-NF's null does not depend on the flow (Linhart et al. 2023) and is recalled within a
+process, so every call here starts from an empty recall cache: each time is a first call.
+Printed: each check's runtime, the whole report and ``failures(0.05)``.
 
 Run: OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/report_speed.py
 """
@@ -24,37 +31,66 @@ import warnings
 import numpy as np
 
 from modelcompare import ConditionalGaussianModel, validate_posterior
+from modelcompare.posterior import _lc2st
 
 
-def _timed(flow, theta, x):
+def _regional_bias(x: np.ndarray) -> np.ndarray:
+    """θ₁'s mean off by 0.5 where x₁ > 1."""
+    x = np.atleast_2d(x)
+    return np.c_[0.5 * (x[:, :1] > 1), np.zeros((len(x), 1))]
+
+
+def _timed(flow, theta, x, **options):
+    _lc2st._NULL_CACHE.clear()  # a first call: nothing recalled
     t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        report = validate_posterior(flow, theta, x, seed=0, alpha=0.05)
+        report = validate_posterior(flow, theta, x, seed=0, alpha=0.05, **options)
     return report, time.perf_counter() - t
 
 
 def main() -> None:
     model = ConditionalGaussianModel(0.5 * np.array([[1.0, 0.8], [0.8, 1.0]]))
     theta, x = model.simulate(1_000, seed=1)
-    flows = {"exact": model.exact_flow(), "too wide": model.exact_flow(scale_factor=1.5)}
-    runs = {}
-    for label, flow in [("first call, exact", flows["exact"]), ("second flow", flows["too wide"])]:
-        runs[label] = _timed(flow, theta, x)
-    # the second flow again in a fresh cache, for its decisions without the recall
-    from modelcompare.posterior import _lc2st
-
-    _lc2st._NULL_CACHE.clear()
-    runs["second flow, nothing recalled"] = _timed(flows["too wide"], theta, x)
-    names = [o.name for o in runs["first call, exact"][0].outcomes]
-    print("N=1000, m=2, default checks, 3 default evaluation points, alpha=0.05")
-    print(f"{'check':<22}" + "".join(f"{label:>32}" for label in runs))
-    for i, name in enumerate(names):
-        cells = "".join(f"{r.outcomes[i].runtime_s:>31.2f}s" for r, _ in runs.values())
-        print(f"{name:<22}{cells}")
-    print(f"{'whole report':<22}" + "".join(f"{t:>31.2f}s" for _, t in runs.values()))
-    for label, (report, _) in runs.items():
-        print(f"{label}: failures(0.05) = {report.failures(0.05)}")
+    exact = model.exact_flow()
+    flows = {
+        "exact": exact,
+        "too wide": model.exact_flow(scale_factor=1.5),
+        "regional bias": model.exact_flow(offset=_regional_bias),
+    }
+    x_obs = np.array([[0.5, 0.3], [1.8, 1.2]])
+    settings = {
+        "default (quadratic)": {},
+        "classifier='mlp'": {"classifier": "mlp"},
+        "default + x_obs + expected_coverage": {
+            "x_obs": x_obs,
+            "checks": [
+                "misspecification",
+                "sbc",
+                "sbc_log_gamma",
+                "tarp",
+                "global_coverage",
+                "pit_independence",
+                "local_coverage",
+                "local_independence",
+                "lc2st_nf",
+                "expected_coverage",
+                "scores",
+            ],
+        },
+    }
+    print("N=1000, m=2, default evaluation points, alpha=0.05, one thread, first calls")
+    for label, options in settings.items():
+        report, seconds = _timed(exact, theta, x, **options)
+        print(f"\n[{label}] exact flow: whole report {seconds:.2f} s")
+        for outcome in report.outcomes:
+            print(f"  {outcome.name:<22}{outcome.runtime_s:8.2f} s")
+        print(f"  n_resamples: {report.settings['n_resamples']}")
+        for name, flow in flows.items():
+            if options and name != "exact" and "x_obs" in options:
+                continue
+            report, seconds = _timed(flow, theta, x, **options)
+            print(f"  {name:<14} {seconds:6.2f} s  failures(0.05) = {report.failures(0.05)}")
 
 
 if __name__ == "__main__":

@@ -42,6 +42,12 @@ from modelcompare.posterior._lc2st_engine import (
 )
 from modelcompare.posterior._local_common import check_n_resamples, standardisation
 from modelcompare.posterior._names import LC2ST_CLASSIFIERS
+from modelcompare.posterior._quadratic_logistic import (
+    QUADRATIC_CHUNK_BYTES,
+    QUADRATIC_MAX_FEATURES,
+    n_quadratic_features,
+    quadratic_statistics,
+)
 from modelcompare.posterior._regressors import with_seed
 
 __all__ = ["LC2STResult", "lc2st_nf"]
@@ -134,14 +140,15 @@ class LC2STResult(TestResult):
 
 
 def _check_lc2st_memory(
-    n: int, width: int, n_points: int, n_eval: int, n_resamples: int, mlp: bool
+    n: int, width: int, n_points: int, n_eval: int, n_resamples: int, engine: str | None
 ) -> None:
     """Refuse a run whose classifiers, null statistics or evaluation rows pass the memory limit.
 
     Always: the B null statistics at the E points, one spawned generator per null classifier and
-    the n_eval base draws with their rows at every point. On the batched engine (``mlp``), also
-    the B + 1 float32 training sets of 2N rows, the networks' training state and their class-1
-    probabilities on the E · n_eval evaluation rows.
+    the n_eval base draws with their rows at every point. On the batched MLP engine, also the
+    B + 1 float32 training sets of 2N rows, the networks' training state and their class-1
+    probabilities on the E · n_eval evaluation rows; for the batched quadratic classifiers, the
+    B base draws and one chunk of designs.
     """
     rows = n_points * n_eval
     n_bytes = (
@@ -150,7 +157,9 @@ def _check_lc2st_memory(
         + estimate_array_bytes((n_eval, width))
         + estimate_array_bytes((rows, width), np.float32)
     )
-    if mlp:
+    if engine == "quadratic":
+        n_bytes += estimate_array_bytes((n_resamples, 2 * n, width)) + QUADRATIC_CHUNK_BYTES
+    if engine == "mlp":
         k = n_resamples + 1
         n_bytes += (
             estimate_array_bytes((k, 2 * n, width), np.float32)
@@ -302,8 +311,12 @@ def lc2st_nf(
         observed and all null classifiers trained together (the compiled CPU kernel, or batched
         torch on a GPU); ``"sklearn"``: that ``MLPClassifier`` itself, fitted one classifier at a
         time (float64; the same data and seeds, so the same test up to rounding; about 10× slower);
-        ``"quadratic"``: logistic regression on degree-2 features of [z, x] (sees shifts,
-        dispersion, correlation and linear x-interactions; cheap).
+        ``"quadratic"``: scikit-learn's ``PolynomialFeatures(2)``, ``StandardScaler()``,
+        ``LogisticRegression()`` on [z, x] (sees shifts, dispersion, correlation and their
+        linear dependence on x), all B + 1 classifiers minimised together by Newton's method to
+        the optimum that L-BFGS approaches one at a time (up to 90 monomials, m + d ≤ 12;
+        wider inputs are fitted one at a time with scikit-learn); the report's choice
+        (about 2.5 ms a classifier at N = 1,000 and m + d = 4, against 35 ms for ``"mlp"``).
     eval_correction : {"holm", "bonferroni", "fdr_bh", None}
         The correction of ``pvalues_adjusted`` across the evaluation points (see
         :func:`~modelcompare.adjust_pvalues`). The overall ``pvalue`` is Holm's whatever this is,
@@ -362,7 +375,11 @@ def lc2st_nf(
     n_jobs = check_n_jobs(n_jobs)
     progress = check_bool(progress, "progress")
     n, m = theta.shape
-    _check_lc2st_memory(n, m + x.shape[1], x_eval.shape[0], n_eval, n_resamples, clf is None)
+    batched_quadratic = (
+        classifier == "quadratic" and n_quadratic_features(m + x.shape[1]) <= QUADRATIC_MAX_FEATURES
+    )
+    engine = "mlp" if clf is None else "quadratic" if batched_quadratic else None
+    _check_lc2st_memory(n, m + x.shape[1], x_eval.shape[0], n_eval, n_resamples, engine)
     rng, seed_used = check_seed(seed)
     null_rng, obs_rng, eval_rng = rng.spawn(3)
     z = latents(flow, theta, x)
@@ -389,6 +406,13 @@ def lc2st_nf(
         t_obs = fits.statistics
         if t_null is None:
             t_null = fits.null_statistics
+    elif batched_quadratic:
+        # every classifier on the same stream as the one-at-a-time path, fitted together
+        if t_null is None:
+            base = np.stack([c.standard_normal((2, n, m)) for c in null_rng.spawn(n_resamples)])
+            t_null = quadratic_statistics(base[:, 0], base[:, 1], xs, z_eval, xe)
+        base_obs = obs_rng.standard_normal((1, n, m))
+        t_obs = quadratic_statistics(z[None], base_obs, xs, z_eval, xe)[0]
     else:
         if t_null is None:
             t_null = np.stack(

@@ -206,8 +206,12 @@ def validate_posterior(
         with that reason. The kNN null fits share one neighbour index, so the
         local checks stay fast at the automatic B (see Notes).
     classifier : str
-        Classifier of the C2ST check (``"logistic"`` or sbibm's ``"mlp"``; the names are
-        ``modelcompare.twosample.CLASSIFIERS``).
+        The classifiers of the C2ST and L-C2ST-NF checks (the names are
+        ``modelcompare.twosample.CLASSIFIERS``): ``"logistic"`` (default) screens with a
+        logistic C2ST and quadratic logistic L-C2ST-NF classifiers, which see shifts, dispersion
+        and correlation of the latent and their linear dependence on x, all B + 1 fitted in one
+        batched Newton solve; ``"mlp"`` runs sbibm's MLP C2ST and the paper's MLP L-C2ST-NF,
+        which also see non-linear departures, at about 15 times the cost.
     seed : int, Generator or None
         Seeds every check; each check draws from its own stream, keyed by its name, so that
         choosing other checks leaves its result unchanged.
@@ -252,14 +256,14 @@ def validate_posterior(
     ``n_resamples=None`` picks that B per check, at least 100. The ``misspecification`` check
     is outside C: a family of its own.
 
-    Cost, measured on two shared cores with m = d = 2 (five default points, eight tests): the
-    default report took about 33 s at N = 500 and 58 s at N = 1000, nearly all of it
-    L-C2ST-NF's 799 null classifiers (4 to 6 s per 100), and about 2 minutes for m = d = 3 at
-    N = 1000 (seven points, 1119 null classifiers); leave it out with ``checks``, or give fewer
-    evaluation points, when that matters. Every cost of the local checks and their B grow
-    with the number of evaluation points E. The kNN local checks take about a second at
-    B = 1599; ``regressor="hgb"`` needs about 0.2 s per null fit of the local coverage test,
-    some 5 minutes at B = 1599.
+    Cost, measured on one core with m = d = 2 and N = 1000 (five default points, eight tests):
+    the default report takes about 4 s, most of it L-C2ST-NF's 799 quadratic classifiers
+    (fitted together); with ``classifier="mlp"`` about 40 s, nearly all of it the 799 null
+    MLPs. L-C2ST-NF's null does not depend on the flow and is recalled for the last eight
+    settings in the process, so a second flow against the same calibration set costs under a
+    second. Every cost of the local checks and their B grow with the number of evaluation
+    points E. The kNN local checks take about a second at B = 1599; ``regressor="hgb"`` needs
+    about 0.2 s per null fit of the local coverage test, some 5 minutes at B = 1599.
 
     Threads: every check runs inside the library's thread limits (one inner thread per worker
     when ``n_jobs`` > 1), so OpenMP regressors do not oversubscribe shared cores.

@@ -13,6 +13,11 @@ __all__ = ["CHECK"]
 
 NAME = "lc2st_nf"
 
+#: L-C2ST-NF's classifier for the report's ``classifier``: the cheap screen fits quadratic
+#: logistic classifiers (shift, dispersion, correlation; all B + 1 in one batched Newton fit),
+#: ``"mlp"`` the paper's neural network.
+CLASSIFIER_OF_REPORT = {"logistic": "quadratic", "mlp": "mlp"}
+
 
 def run(inputs: ReportInputs, rng: np.random.Generator) -> Any:
     """L-C2ST-NF of the flow's latent with the planned B."""
@@ -25,6 +30,7 @@ def run(inputs: ReportInputs, rng: np.random.Generator) -> Any:
             inputs.x,
             inputs.x_eval,
             n_resamples=inputs.n_resamples[NAME],
+            classifier=CLASSIFIER_OF_REPORT[inputs.classifier],
             n_jobs=inputs.n_jobs,
             seed=rng,
         )
