@@ -109,7 +109,24 @@ def test_misspecification_keeps_its_size_and_flags_a_far_observation() -> None:
     report = _misspecification(x, far, seed=0)
     assert report.failures(0.05) == ["misspecification"]
     assert report.results["misspecification"].flagged_at(0.05) == [0]
-    assert report.summary().startswith("The simulator rarely produces data like x_obs row(s) 0")
+    assert report.summary().startswith("The simulator rarely produces data like x_obs row 1 = (12")
+    first = report.findings.iloc[0]
+    assert (first["kind"], first["where"]) == ("misspecified_observation", "x_obs row 1 = (12, 12)")
+
+
+def test_a_local_verdict_at_a_misspecified_observation_is_not_a_finding(pairs) -> None:
+    theta, x = pairs
+    flow = MODEL.exact_flow(scale_factor=0.5)  # too narrow everywhere, so every point rejects
+    x_obs = np.array([[0.0, 0.0], [12.0, -12.0]])
+    report = mc.validate_posterior(
+        flow, theta, x, x_obs=x_obs, checks=["misspecification", "local_coverage"], seed=0
+    )
+    assert report.failures(0.05) == ["misspecification", "local_coverage"]
+    kinds = list(report.findings["kind"])
+    assert kinds == ["misspecified_observation", "local"]
+    local = report.findings.iloc[1]["where"]
+    assert "x₀=(0, 0)" in local
+    assert "12" not in local
 
 
 def test_misspecification_is_a_family_of_its_own(pairs) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from modelcompare.workflows._checks._figures import point_label
+from modelcompare.workflows._checks._figures import observation_label, point_label
 
 __all__ = ["COLUMNS", "ReportFindings", "findings_paragraph", "point_pvalues", "report_findings"]
 
@@ -107,7 +107,40 @@ def _one_step_per_kind(table: Any, sentences: list[str]) -> list[str]:
     return out
 
 
-def _local(report: Any, alpha: float, failed: set[str]) -> tuple[list[dict[str, str]], list[str]]:
+def _misspecified(report: Any, alpha: float) -> tuple[list[dict[str, str]], list[str], np.ndarray]:
+    """One finding per observation atypical of the simulator, and those observations."""
+    from modelcompare.posterior import NEXT_STEPS
+
+    rows, lines, flagged = [], [], []
+    for o in report.outcomes:
+        if o.family != "simulator" or o.result is None:
+            continue
+        for i in o.result.flagged_at(alpha):
+            x_obs, p = o.result.x_obs[i], o.result.pvalues_adjusted[i]
+            flagged.append(x_obs)
+            where = observation_label(x_obs, i)
+            evidence = f"p = {p:.3g} (Holm across observations)"
+            rows.append(
+                {
+                    "check": o.name,
+                    "kind": "misspecified_observation",
+                    "parameter": "",
+                    "where": where,
+                    "direction": "",
+                    "size": f"{o.result.statistics[i]:.3g}",
+                    "evidence": evidence,
+                }
+            )
+            lines.append(
+                f"{where}: the simulator rarely produces data like it; {evidence}; the posterior "
+                f"checks do not apply there. Next: {NEXT_STEPS['misspecified_observation']}"
+            )
+    return rows, lines, np.array(flagged)
+
+
+def _local(
+    report: Any, alpha: float, failed: set[str], misspecified: np.ndarray
+) -> tuple[list[dict[str, str]], list[str]]:
     from modelcompare.posterior import NEXT_STEPS
 
     rows, lines = [], []
@@ -115,10 +148,16 @@ def _local(report: Any, alpha: float, failed: set[str]) -> tuple[list[dict[str, 
         if o.name not in failed or not _is_local(o.result):
             continue
         p = point_pvalues(report, o.name)
+        # a verdict at an observation the simulator does not produce does not apply
+        applies = [not any(np.array_equal(x0, x) for x in misspecified) for x0 in o.result.x_eval]
         where = [
-            f"{point_label(x0)} (p = {pi:.2g})" for x0, pi in zip(o.result.x_eval, p) if pi <= alpha
+            f"{point_label(x0)} (p = {pi:.2g})"
+            for x0, pi, ok in zip(o.result.x_eval, p, applies)
+            if pi <= alpha and ok
         ]
-        evidence = f"p = {p.min():.3g} (adjusted across points and checks)"
+        if not where:
+            continue
+        evidence = f"p = {p[applies].min():.3g} (adjusted across points and checks)"
         rows.append(
             {
                 "check": o.name,
@@ -138,17 +177,27 @@ def _local(report: Any, alpha: float, failed: set[str]) -> tuple[list[dict[str, 
 
 
 def report_findings(report: Any, alpha: float) -> ReportFindings:
-    """The findings of ``report`` at ``alpha``: only those whose check the table rejects."""
+    """The findings of ``report`` at ``alpha``: only those whose check the table rejects.
+
+    Observations atypical of the simulator come first; a local verdict at such an observation
+    is left out, since the estimator extrapolates there.
+    """
     import pandas as pd
 
     failed = set(report.failures(alpha))
+    first, first_lines, misspecified = _misspecified(report, alpha)
     table, lines = _marginal(report, alpha, failed)
-    rows, local_lines = _local(report, alpha, failed)
-    if rows:
-        local = pd.DataFrame(rows, columns=list(COLUMNS))
-        # concatenating an empty frame is deprecated in pandas: start from the local rows then
-        table = local if table.empty else pd.concat([table, local], ignore_index=True)
-    return ReportFindings(table=table, lines=tuple(lines + local_lines))
+    rows, local_lines = _local(report, alpha, failed, misspecified)
+    parts = [
+        pd.DataFrame(first, columns=list(COLUMNS)),
+        table,
+        pd.DataFrame(rows, columns=list(COLUMNS)),
+    ]
+    # concatenating an empty frame is deprecated in pandas: leave the empty ones out
+    parts = [part for part in parts if not part.empty]
+    if parts:
+        table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    return ReportFindings(table=table, lines=tuple(first_lines + lines + local_lines))
 
 
 def findings_paragraph(report: Any, alpha: float) -> str:

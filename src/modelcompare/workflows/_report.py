@@ -17,6 +17,7 @@ from modelcompare._foundation.errors import TooFewResamplesWarning
 from modelcompare._foundation.pvalues import holm_adjust
 from modelcompare._foundation.results import Result, check_alpha, result_class, to_builtin
 from modelcompare._foundation.validation import check_bool, check_output_path
+from modelcompare.workflows._checks._figures import observation_label
 
 __all__ = ["CheckOutcome", "PosteriorReport"]
 
@@ -322,13 +323,16 @@ class PosteriorReport(Result):
 
 def _simulator_sentence(outcomes: list[CheckOutcome], alpha: float) -> str:
     """The sentence that opens the verdict when an observation is atypical of the simulator."""
-    flagged = [i for o in outcomes for i in o.result.flagged_at(alpha)]
+    flagged = [
+        observation_label(o.result.x_obs[i], i)
+        for o in outcomes
+        for i in o.result.flagged_at(alpha)
+    ]
     if not flagged:
         return ""
-    rows = ", ".join(str(i) for i in flagged)
     return (
-        f"The simulator rarely produces data like x_obs row(s) {rows} (misspecification, "
-        f"alpha = {alpha:g}, Holm across observations): the checks below do not cover them. "
+        f"The simulator rarely produces data like {'; '.join(flagged)} (misspecification, "
+        f"alpha = {alpha:g}, Holm across observations): the posterior checks say nothing there. "
     )
 
 

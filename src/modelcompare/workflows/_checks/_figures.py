@@ -23,6 +23,7 @@ __all__ = [
     "draw_per_point",
     "label_points",
     "legend_below",
+    "observation_label",
     "point_label",
 ]
 
@@ -63,6 +64,17 @@ def check_parameter_names(parameter_names: Any, m: int) -> tuple[str, ...]:
         msg = f"`parameter_names` must hold {m} distinct names, one per parameter; got {names!r}."
         raise ValueError(msg)
     return names
+
+
+def observation_label(x_obs: Any, row: int, digits: int = 2) -> str:
+    """An observed data set by its row of ``x_obs`` (counted from 1) and its coordinates.
+
+    Examples
+    --------
+    >>> observation_label([8.0, -8.0], 1)
+    'x_obs row 2 = (8, -8)'
+    """
+    return f"x_obs row {row + 1} = ({point_label(x_obs, digits)[4:-1]})"
 
 
 def point_label(x0: Any, digits: int = 2) -> str:

@@ -28,6 +28,8 @@ class MisspecificationCheckResult(TestResult):
         Each observation's score, conformal p-value and Holm-adjusted p-value.
     n_obs, n_sim : int
         Observations, and simulations they are compared with.
+    x_obs : numpy.ndarray, shape (n_obs, d)
+        The observations.
     """
 
     statistic: float
@@ -37,6 +39,7 @@ class MisspecificationCheckResult(TestResult):
     pvalues_adjusted: np.ndarray
     n_obs: int
     n_sim: int
+    x_obs: np.ndarray
 
     _repr_fields = ("statistic", "pvalue", "n_obs")
 
@@ -67,6 +70,7 @@ def run(inputs: ReportInputs, rng: np.random.Generator) -> MisspecificationCheck
         pvalues_adjusted=adjusted,
         n_obs=int(x_obs.shape[0]),
         n_sim=int(x_sim.shape[0]),
+        x_obs=x_obs.copy(),
     )
 
 
