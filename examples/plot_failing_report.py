@@ -38,6 +38,10 @@ def plot_ranks(report, title):
     p = report.pvalues_adjusted["sbc"]  # the table's p-value: Holm across the report's checks
     axes[0].set_title(f"rank histograms (SBC, adjusted p = {p:.2g})", fontsize=10)
     axes[1].set_title("rank ECDF minus uniform", fontsize=10)
+    for ax in axes:  # each legend below its panel, off the data
+        ax.legend(
+            fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3, frameon=False
+        )
     fig.suptitle(title)
 
 
@@ -92,7 +96,7 @@ axes[0].scatter(pit_values[:, 0], pit_values[:, 1], s=4, alpha=0.4, color="C0")
 axes[0].set(xlabel="PIT of z₁", ylabel="PIT of z₂", title="PIT values of the flow's latent")
 mc.plot_pit_correlations(dependent.results["pit_independence"], ax=axes[1], labels=["z₁", "z₂"])
 p = dependent.pvalues_adjusted["pit_independence"]
-axes[1].set_title(f"Spearman ρ of the PIT values (adjusted p = {p:.2g})", fontsize=10)
+axes[1].set_title(f"Spearman ρ of the PIT values\n(adjusted p = {p:.2g})", fontsize=10)
 fig.suptitle("dependence: the latent coordinates are correlated")
 
 # %%
