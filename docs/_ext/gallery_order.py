@@ -17,6 +17,7 @@ ORDER = (
     "plot_posterior_validation.py",
     "plot_failing_report.py",
     "plot_compare_posteriors.py",
+    "plot_jansen_rit.py",
     "plot_categorical_granularity.py",
     "plot_bayesian_ttest.py",
     "plot_critical_difference.py",

@@ -90,6 +90,29 @@ def test_plot_options_are_validated(results):
     plt.close("all")
 
 
+@pytest.mark.parametrize("n_posterior_samples", [100, 99, 7])
+def test_sbc_plots_of_exactly_uniform_ranks_lie_on_the_uniform(n_posterior_samples: int) -> None:
+    """Every rank equally often: the ECDF difference is zero and each bin holds its share.
+
+    Drawn between ranks, or with bins cut between ranks, discrete uniform ranks would show a
+    saw-tooth or alternating bars under H0.
+    """
+    from modelcompare import plot_sbc, sbc_test
+
+    ranks = np.repeat(np.arange(n_posterior_samples + 1), 3)[:, None]
+    res = sbc_test(ranks, n_posterior_samples, seed=0)
+    line = plot_sbc(res, kind="ecdf").lines[0]
+    np.testing.assert_allclose(line.get_ydata(), 0.0, atol=1e-12)
+    assert line.get_xdata()[-1] == 1.0
+    ax = plot_sbc(res, kind="hist")
+    expected, counts = (p.get_data().values for p in ax.patches[1:3])
+    np.testing.assert_allclose(counts, expected)
+    assert counts.sum() == ranks.size
+    low = sbc_test(ranks // 2, n_posterior_samples, seed=0)  # all in the lower half
+    assert plot_sbc(low, kind="ecdf").lines[0].get_ydata().max() > 0.3
+    plt.close("all")
+
+
 def test_calibration_plots_check_their_labels():
     from modelcompare import (
         pit_independence_test,

@@ -125,7 +125,8 @@ def test_a_local_verdict_at_a_misspecified_observation_is_not_a_finding(pairs) -
     kinds = list(report.findings["kind"])
     assert kinds == ["misspecified_observation", "local"]
     local = report.findings.iloc[1]["where"]
-    assert "x₀=(0, 0)" in local
+    assert "x_obs row 1 = (0, 0)" in local  # the user's own observation, by its row
+    assert "x_obs row 2" not in local
     assert "12" not in local
 
 

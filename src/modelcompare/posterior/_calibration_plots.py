@@ -36,10 +36,13 @@ def plot_sbc(
     ax : matplotlib Axes, optional
         Where to draw; a new figure when None.
     kind : {"ecdf", "hist"}
-        ``"ecdf"``: F̂(u) − u of the normalised ranks u = r / S per parameter, with the
-        Dvoretzky–Kiefer–Wolfowitz band ±√(log(2/(1−c))/(2N)), simultaneous over u for each
-        parameter. ``"hist"``: the rank histogram of every parameter (20 bins) with the pointwise
-        binomial band of a uniform histogram.
+        Rank r ∈ {0, ..., S} is drawn on [r, r + 1) / (S + 1), so that uniform ranks fill [0, 1]
+        evenly. ``"ecdf"``: the rank ECDF minus the uniform one, F̂(k) − (k + 1)/(S + 1) at
+        u = (k + 1)/(S + 1) for k = 0, ..., S, per parameter, with the Dvoretzky–Kiefer–Wolfowitz
+        band ±√(log(2/(1−c))/(2N)), simultaneous over u for each parameter. ``"hist"``: the rank
+        histogram of every parameter in at most 20 bins of whole ranks, with the pointwise
+        binomial band of each bin under uniform ranks (bins hold equally many ranks when 20
+        divides S + 1, else one rank more or less).
     confidence_level : float
         The coverage c of the band.
     labels : sequence of str, optional
@@ -77,28 +80,42 @@ def plot_sbc(
     n, m = ranks.shape
     names = check_labels(labels, m, [f"θ{j + 1}" for j in range(m)])
     ax = new_axes(ax, "plot_sbc", figsize=_FIGSIZE)
-    u = ranks / result.n_posterior_samples
+    n_ranks = result.n_posterior_samples + 1
     if kind == "ecdf":
-        grid = np.linspace(0.0, 1.0, 201)
         half = np.sqrt(np.log(2.0 / (1.0 - level)) / (2.0 * n))
-        ax.fill_between(grid, -half, half, color="0.85", label=f"{level:.0%} simultaneous (DKW)")
+        ax.fill_between([0, 1], -half, half, color="0.85", label=f"{level:.0%} simultaneous (DKW)")
+        # At the end of each rank's interval, where the uniform ECDF of discrete ranks is exact:
+        # evaluating between ranks would draw a saw-tooth of height 1/(S + 1) under H0.
+        upper = (np.arange(n_ranks) + 1.0) / n_ranks
         for j in range(m):
-            ecdf = np.searchsorted(np.sort(u[:, j]), grid, side="right") / n
-            ax.plot(grid, ecdf - grid, label=names[j], **kwargs)
+            ecdf = np.searchsorted(np.sort(ranks[:, j]), np.arange(n_ranks), side="right") / n
+            ax.plot(np.r_[0.0, upper], np.r_[0.0, ecdf - upper], label=names[j], **kwargs)
         ax.axhline(0.0, color="k", lw=0.8, ls="--")
-        ax.set(xlabel="normalised rank r / S", ylabel="ECDF − uniform")
+        ax.set(xlabel="normalised rank r / (S + 1)", ylabel="ECDF − uniform")
     else:
-        bins = np.linspace(0.0, 1.0, 21)
-        expected = n / 20.0
         from scipy import stats
 
-        low, high = stats.binom.interval(level, n, 1.0 / 20.0)
-        ax.fill_between([0, 1], low, high, color="0.85", label=f"{level:.0%} pointwise (binomial)")
-        ax.axhline(expected, color="k", lw=0.8, ls="--")
+        # Whole ranks per bin: bins cut between ranks hold unequal shares under H0 and alternate.
+        n_bins = min(20, n_ranks)
+        first = -(-np.arange(n_bins + 1) * n_ranks // n_bins)  # ceil(b (S + 1) / n_bins)
+        edges = first / n_ranks
+        share = np.diff(edges)
+        low, high = stats.binom.interval(level, n, share)
+        ax.stairs(
+            high,
+            edges,
+            baseline=low,
+            fill=True,
+            color="0.85",
+            label=f"{level:.0%} pointwise (binomial)",
+        )
+        ax.stairs(n * share, edges, color="k", lw=0.8, ls="--")
         for j in range(m):
-            counts, _ = np.histogram(u[:, j], bins=bins)
-            ax.stairs(counts, bins, label=names[j], **kwargs)
-        ax.set(xlabel="normalised rank r / S", ylabel="count")
+            counts = np.bincount(
+                np.searchsorted(first, ranks[:, j], side="right") - 1, minlength=n_bins
+            )
+            ax.stairs(counts, edges, label=names[j], **kwargs)
+        ax.set(xlabel="normalised rank r / (S + 1)", ylabel="count")
     ax.set_title(f"SBC ranks ({result.method} p = {result.pvalue:.3g})")
     ax.legend(fontsize="small")
     return ax

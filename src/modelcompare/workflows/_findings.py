@@ -144,6 +144,7 @@ def _local(
     from modelcompare.posterior import NEXT_STEPS
 
     rows, lines = [], []
+    observed = _observed(report)
     for o in report.outcomes:
         if o.name not in failed or not _is_local(o.result):
             continue
@@ -151,7 +152,7 @@ def _local(
         # a verdict at an observation the simulator does not produce does not apply
         applies = [not any(np.array_equal(x0, x) for x in misspecified) for x0 in o.result.x_eval]
         where = [
-            f"{point_label(x0)} (p = {pi:.2g})"
+            f"{_where(x0, observed)} (p = {pi:.2g})"
             for x0, pi, ok in zip(o.result.x_eval, p, applies)
             if pi <= alpha and ok
         ]
@@ -174,6 +175,23 @@ def _local(
             f"Next: {NEXT_STEPS['local']}"
         )
     return rows, lines
+
+
+def _observed(report: Any) -> np.ndarray | None:
+    """The user's observations ``x_obs``, as the misspecification check received them."""
+    for o in report.outcomes:
+        if o.family == "simulator" and o.result is not None:
+            return np.asarray(o.result.x_obs, dtype=float)
+    return None
+
+
+def _where(x0: Any, observed: np.ndarray | None) -> str:
+    """An evaluation point by its row of ``x_obs`` where it is one, else by its coordinates."""
+    if observed is not None:
+        for i, x in enumerate(observed):
+            if np.array_equal(x0, x):
+                return observation_label(x, i)
+    return point_label(x0)
 
 
 def report_findings(report: Any, alpha: float) -> ReportFindings:
