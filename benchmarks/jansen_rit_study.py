@@ -12,13 +12,13 @@ the figures without training:
   (135, 220, 2000) fixed, and posterior draws at g₀ ∈ {−20, 0, 20} (Figure 2).
 
 The paper trained a 10-layer MAF on 50,000 simulations and calibrated on 10,000. The defaults
-here fit a two-core machine without a GPU in about half an hour of one core (see
+here fit a two-core machine without a GPU in about ten minutes of one core (see
 ``BENCHMARKS.md``); pass the paper's sizes to run it in full.
 
 Run from the repository root::
 
     OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/jansen_rit_study.py \
-        [--n-train 20000] [--n-transforms 10] [--n-cal 5000] [--seed 0]
+        [--n-train 20000] [--n-transforms 10] [--n-cal 5000] [--max-epochs 150] [--seed 0]
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def main() -> None:
     parser.add_argument("--n-transforms", type=int, default=10)
     parser.add_argument("--n-cal", type=int, default=5_000)
     parser.add_argument("--n-draws", type=int, default=100, help="posterior draws for SBC")
-    parser.add_argument("--max-epochs", type=int, default=200)
+    parser.add_argument("--max-epochs", type=int, default=150)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=ROOT / "examples" / "data" / "jansen_rit.npz")
     args = parser.parse_args()

@@ -88,7 +88,7 @@ ax.scatter(
     color="k",
     label="H0(x₀) rejected (Holm, 0.05)",
 )
-ax.set(xlabel="gain g₀ (dB) of the observation x₀", ylabel="local statistic T_i(x₀)")
+ax.set(xlabel="gain g₀ (dB) of the observation x₀", ylabel="local statistic Tᵢ(x₀)")
 ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 ax.set_title("Figure 2, top: the local statistics along g₀")
 plt.show()
@@ -168,4 +168,4 @@ report = report_from_arrays(
     parameter_names=names,
     seed=0,
 )
-print(textwrap.fill(report.summary(), 88))
+print(textwrap.fill(report.summary(), 78))

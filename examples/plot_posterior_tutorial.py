@@ -77,7 +77,7 @@ print(f"trained in {time.perf_counter() - start:.1f} s")
 theta_cal, x_cal = model.simulate(500, seed=2)
 x_obs = np.array([[0.8, -0.5]])
 report = mc.validate_posterior(first, theta_cal, x_cal, x_obs=x_obs, seed=0)
-print(textwrap.fill(report.summary(), 88))
+print(textwrap.fill(report.summary(), 78))
 
 # %%
 # The table holds one row per check, with its p-value adjusted by Holm's correction across the
@@ -93,9 +93,9 @@ print("failures:", report.failures(0.05))
 findings = report.findings
 print(findings[["check", "kind", "parameter", "direction"]].to_string(index=False))
 for row in findings.itertuples():
-    print(textwrap.fill(f"{row.kind} {row.parameter}: {row.where}; {row.evidence}", 88))
+    print(textwrap.fill(f"{row.kind} {row.parameter}: {row.where}; {row.evidence}", 78))
 for kind in dict.fromkeys(findings["kind"]):
-    print(textwrap.fill(f"next step ({kind}): {mc.posterior.NEXT_STEPS[kind]}", 88))
+    print(textwrap.fill(f"next step ({kind}): {mc.posterior.NEXT_STEPS[kind]}", 78))
 
 # %%
 # The SBC ranks behind the marginal findings. A calibrated posterior gives flat rank histograms
@@ -125,7 +125,7 @@ start = time.perf_counter()
 second = train_npe(2000, epochs=20, seed=5)
 print(f"trained in {time.perf_counter() - start:.1f} s")
 report2 = mc.validate_posterior(second, theta_cal, x_cal, x_obs=x_obs, seed=0)
-print(textwrap.fill(report2.summary(), 88))
+print(textwrap.fill(report2.summary(), 78))
 print(report2.checks[["name", "pvalue", "pvalue_adjusted"]].to_string(index=False))
 
 # %%

@@ -54,7 +54,7 @@ for name, flow in flows.items():
     )
     print(f"--- {name}")
     print(reports[name].checks[["name", "statistic", "pvalue", "pvalue_adjusted"]].round(4))
-    print(textwrap.fill(reports[name].summary(), 90))
+    print(textwrap.fill(reports[name].summary(), 78))
 
 # %%
 # The panels of each posterior: the SBC rank ECDFs minus the uniform CDF with their simultaneous
