@@ -68,8 +68,8 @@ def test_draw_rmse_is_bayesflows_root_mean_squared_error(rng: np.random.Generato
     draws = rng.normal(size=(40, 30, 3))
     theta = rng.normal(size=(40, 3))
     # bayesflow/diagnostics/metrics/root_mean_squared_error.py (normalize="range",
-    # aggregation=np.median), written out
-    rmse = np.sqrt(np.mean((draws - theta[:, None, :]) ** 2, axis=0))
+    # aggregation=np.median), written out: the RMSE over the draws of each simulation
+    rmse = np.sqrt(np.mean((draws - theta[:, None, :]) ** 2, axis=1))
     expected = np.median(rmse / (theta.max(axis=0) - theta.min(axis=0))[None, :], axis=0)
     np.testing.assert_allclose(parameter_recovery(draws, theta).draw_rmse, expected, rtol=1e-12)
 

@@ -143,17 +143,19 @@ class ParameterRecoveryResult(ScoreResult):
     rmse : numpy.ndarray, shape (m,)
         √((1/N) Σ_n (θ̄_{n,j} − θ_{n,j})²), with θ̄_{n,j} the posterior mean.
     nrmse : numpy.ndarray, shape (m,)
-        ``rmse`` divided by the range (max − min, as BayesFlow's default) or by the standard
-        deviation (ddof = 0) of the true θ_j over the N simulations; equal to ``rmse`` with
-        ``normalize="none"``.
+        ``rmse`` divided by the range (max − min, BayesFlow's ``normalize="range"``) or by the
+        standard deviation (ddof = 0) of the true θ_j over the N simulations; equal to ``rmse``
+        with ``normalize="none"``.
     r_squared : numpy.ndarray, shape (m,)
         1 − Σ_n (θ̄_{n,j} − θ_{n,j})² / Σ_n (θ_{n,j} − mean_n θ_{n,j})²: the share of the
         variance of θ_j that the posterior mean explains (1 is perfect, 0 no better than the mean
         of the true values, and negative worse than it).
     draw_rmse : numpy.ndarray, shape (m,)
-        BayesFlow's ``root_mean_squared_error``: the RMSE against the truth of each posterior
-        draw index s over the simulations, normalised alike, then the median over s. It adds
-        the posterior spread to the error of the mean, so it is larger than ``nrmse``.
+        BayesFlow's ``root_mean_squared_error`` (aggregation by the median, with the same
+        ``normalize``): the RMSE of the S draws of each simulation against its true θ_j,
+        √((θ̄_{n,j} − θ_{n,j})² + σ̂²_{n,j}) with σ̂² the draws' variance (ddof = 0),
+        normalised alike, then the median over the N simulations. It adds the posterior spread
+        to the error of the mean.
     posterior_mean : numpy.ndarray, shape (N, m)
         θ̄_{n,j}.
     normalize : str
@@ -202,8 +204,9 @@ def parameter_recovery(
     theta : array-like, shape (N, m)
         The parameters each data set was simulated with (drawn from the prior).
     normalize : {"range", "std", "none"}
-        Divide the RMSE by the range (max − min) of the true θ_j, as BayesFlow's NRMSE does by
-        default, by their standard deviation, or not at all.
+        Divide the RMSE by the range (max − min) of the true θ_j (BayesFlow's
+        ``normalize="range"``), by their standard deviation (ddof = 0, its ``"std"``), or not
+        at all.
 
     Returns
     -------
@@ -222,9 +225,11 @@ def parameter_recovery(
     and an overconfident one can recover the mean well. Pair it with :func:`sbc_log_gamma` or
     :func:`calibration_error`.
 
-    BayesFlow's ``root_mean_squared_error`` computes the RMSE of every posterior draw before
-    taking the median over draws (reported here as ``draw_rmse``), which also counts the
-    posterior spread; ``rmse`` is the error of the posterior mean alone.
+    BayesFlow's ``root_mean_squared_error`` computes the RMSE of the draws of each simulation
+    before taking the median over the simulations (reported here as ``draw_rmse``), which also
+    counts the posterior spread; ``rmse`` is the error of the posterior mean alone. BayesFlow's
+    default normaliser, ``normalize="prior"``, is a random bootstrap of the true values and has
+    no counterpart here.
 
     References
     ----------
@@ -252,14 +257,14 @@ def parameter_recovery(
         centred = np.sum((theta - theta.mean(axis=0)) ** 2, axis=0)
         r2 = np.where(centred > 0, 1.0 - draws.shape[0] * rmse**2 / centred, np.nan)
     with np.errstate(over="ignore", invalid="ignore"):
-        per_draw = np.sqrt(np.mean((draws - theta[:, None, :]) ** 2, axis=0)) / spread
+        per_sim = np.sqrt(np.mean((draws - theta[:, None, :]) ** 2, axis=1)) / spread
     value = _nanmax(nrmse)
     return ParameterRecoveryResult(
         value=value,
         rmse=rmse,
         nrmse=nrmse,
         r_squared=r2,
-        draw_rmse=np.median(per_draw, axis=0),
+        draw_rmse=np.median(per_sim, axis=0),
         posterior_mean=mean,
         normalize=normalize,
         n=draws.shape[0],
