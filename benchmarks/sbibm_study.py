@@ -27,7 +27,9 @@ Stages (every output is cached under ``--out``, so a stage reruns without the on
 - ``train``: simulate and train each (task, budget, seed); saves the estimator (``*.pt``);
 - ``analyse``: the ground truth, the reports and the comparisons; saves one JSON per
   estimator and per comparison;
-- ``table``: reads the JSON files and prints the rejection table (Markdown) and the estimators.
+- ``table``: reads the JSON files and prints the rejection table (Markdown) and the estimators;
+- ``fixture``: writes the small test fixture ``tests/data/sbibm_two_moons.npz`` from the cached
+  two_moons estimators of seed 0.
 
 Environment (a virtual environment outside the repository; the CPU wheel of torch first, so that
 pip never pulls a CUDA build; sbibm without its pins, which ask for sbi 0.21, julia, pyabc)::
@@ -303,8 +305,10 @@ def table(out: Path) -> None:
     rej = study.rejection_table(records, order=order)
     print(study.markdown_table(rej))
     print()
-    print("| estimator | epochs | train s | C2ST at x_o (min–max) | global C2ST | leakage | "
-          "report fails | report s |")
+    print(
+        "| estimator | epochs | train s | C2ST at x_o (min–max) | global C2ST | leakage | "
+        "report fails | report s |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for e in estimators:
         acc = e["c2st_obs"]
@@ -336,9 +340,45 @@ def table(out: Path) -> None:
     )
 
 
+def fixture(out: Path, cfg: argparse.Namespace, path: Path) -> None:
+    """The committed test fixture: two two_moons estimators (10³ and 10⁴ simulations, seed 0),
+    at three observations, from the cached run under ``out``: reference and estimator draws
+    (500 each), C2ST on them, and a 300-pair calibration subset with PIT values and SBC ranks."""
+    data = common("two_moons", out, cfg)
+    keep, n_pairs, n_sbc = 3, 300, 50
+    arrays: dict[str, np.ndarray] = {
+        "x_obs": data["x_obs"][:keep],
+        "reference": data["reference"][:keep, :500].astype(np.float32),
+        "theta": data["theta_cal"][:n_pairs],
+        "x": data["x_cal"][:n_pairs],
+        "n_posterior_samples": np.array(n_sbc),
+        "budgets": np.array(BUDGETS),
+    }
+    for budget in BUDGETS:
+        flow, _ = _load_flow(out, _name("two_moons", budget, 0))
+        draws = flow.sample(arrays["x_obs"], 500, seed=3).astype(np.float32)
+        arrays[f"draws_{budget}"] = draws
+        arrays[f"c2st_{budget}"] = np.array(
+            [
+                study.ground_truth_c2st(r, d, n=None, classifier="mlp", seed=j)
+                for j, (r, d) in enumerate(zip(arrays["reference"], draws))
+            ]
+        )
+        arrays[f"pit_{budget}"] = mc.pit(flow, arrays["theta"], arrays["x"])
+        arrays[f"ranks_{budget}"] = mc.sbc_ranks(
+            flow, arrays["theta"], arrays["x"], n_posterior_samples=n_sbc, seed=4
+        ).astype(np.int16)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **arrays)
+    print(f"wrote {path} ({path.stat().st_size / 1e3:.0f} kB)")
+    print({k: v for k, v in arrays.items() if k.startswith("c2st")})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", default="all", choices=("all", "train", "analyse", "table"))
+    parser.add_argument(
+        "--stage", default="all", choices=("all", "train", "analyse", "table", "fixture")
+    )
     parser.add_argument("--tasks", nargs="+", default=list(TASKS))
     parser.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS))
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
@@ -375,6 +415,8 @@ def main() -> None:
                 compare(task, seed, args.budgets, args.out, args)
     if args.stage in ("all", "table"):
         table(args.out)
+    if args.stage == "fixture":
+        fixture(args.out, args, ROOT / "tests" / "data" / "sbibm_two_moons.npz")
 
 
 if __name__ == "__main__":

@@ -131,7 +131,10 @@ def report_verdicts(report: Any, n_obs: int, alpha: float = 0.05) -> dict[str, A
         }
         if ran and o.name in LOCAL_CHECKS:
             p = point_pvalues(report, o.name)[-n_obs:]
-            local[o.name] = {"pvalues": [float(v) for v in p], "rejects": [bool(v <= alpha) for v in p]}
+            local[o.name] = {
+                "pvalues": [float(v) for v in p],
+                "rejects": [bool(v <= alpha) for v in p],
+            }
     posterior = [n for n in failures if n not in SIMULATOR_CHECKS]
     return {
         "alpha": alpha,
@@ -190,8 +193,7 @@ def verdict_records(estimators: Iterable[Mapping[str, Any]]) -> Any:
         for name, loc in v["local"].items():
             for j, (acc, rej) in enumerate(zip(e["c2st_obs"], loc["rejects"])):
                 rows.append(
-                    base
-                    | {"check": name, "scope": "local", "obs": j, "c2st": acc, "rejects": rej}
+                    base | {"check": name, "scope": "local", "obs": j, "c2st": acc, "rejects": rej}
                 )
         if v["local"]:  # any local check at this observation
             per_obs = np.array([loc["rejects"] for loc in v["local"].values()]).any(axis=0)
