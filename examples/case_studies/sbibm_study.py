@@ -274,9 +274,9 @@ def markdown_table(table: Any, *, bad: float = BAD, good: float = GOOD) -> str:
         f"| scope | check | rejects, C2ST > {bad} | rejects, C2ST < {good} |",
         "|---|---|---|---|",
     ]
-    for r in table.itertuples():
-        lines.append(
-            f"| {r.scope} | {r.check} | {cell(r.k_bad, r.n_bad, r.bad_lo, r.bad_hi)} | "
-            f"{cell(r.k_good, r.n_good, r.good_lo, r.good_hi)} |"
-        )
+    lines += [
+        f"| {r.scope} | {r.check} | {cell(r.k_bad, r.n_bad, r.bad_lo, r.bad_hi)} | "
+        f"{cell(r.k_good, r.n_good, r.good_lo, r.good_hi)} |"
+        for r in table.itertuples()
+    ]
     return "\n".join(lines)
