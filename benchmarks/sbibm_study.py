@@ -305,6 +305,24 @@ def table(out: Path) -> None:
     rej = study.rejection_table(records, order=order)
     print(study.markdown_table(rej))
     print()
+    edges = (0.0, 0.55, 0.6, 0.7, 0.8, 1.01)
+    checks = (
+        "any local",
+        "local_coverage",
+        "lc2st_nf",
+        "report",
+        "sbc",
+        "tarp",
+        "expected_coverage",
+    )
+    binned = study.binned_rates(records, checks, edges)
+    labels = list(dict.fromkeys(binned["bin"]))
+    print("| scope | check | " + " | ".join(f"C2ST {b}" for b in labels) + " |")
+    print("|---|---|" + "---|" * len(labels))
+    for (scope, check), g in binned.groupby(["scope", "check"], sort=False):
+        cells = [f"{r.k}/{r.n}" if r.n else "—" for r in g.itertuples()]
+        print(f"| {scope} | {check} | " + " | ".join(cells) + " |")
+    print()
     print(
         "| estimator | epochs | train s | C2ST at x_o (min–max) | global C2ST | leakage | "
         "report fails | report s |"

@@ -14,7 +14,8 @@ that needs neither sbi nor sbibm, so that it runs on the small committed fixture
 - :func:`verdict_records`: one row per (estimator, check[, observation]) with its ground truth;
 - :func:`rejection_table`: for each check, how often it rejects the estimators whose C2ST is
   clearly above chance (> 0.6) and those near chance (< 0.55), with Wilson intervals;
-- :func:`markdown_table`: that table as Markdown rows.
+- :func:`binned_rates`: the rejection rate of chosen checks in bins of C2ST;
+- :func:`markdown_table`: the rejection table as Markdown rows.
 
 This file belongs to the case study, not to the ``modelcompare`` package.
 
@@ -32,6 +33,7 @@ J. Am. Stat. Assoc. 22, 209–212.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -44,6 +46,7 @@ __all__ = [
     "GLOBAL_CHECKS",
     "GOOD",
     "LOCAL_CHECKS",
+    "binned_rates",
     "ground_truth_c2st",
     "markdown_table",
     "point_pvalues",
@@ -259,6 +262,32 @@ def rejection_table(
                 f"{label}_hi": hi,
             }
         rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def binned_rates(records: Any, checks: Sequence[str], edges: Sequence[float]) -> Any:
+    """Rejection rate of each (scope, check) in C2ST bins [edges[i], edges[i+1]); Wilson 95 %.
+
+    Columns: scope, check, bin (a label ``"lo–hi"``), k, n, rate, lo, hi. Bins with no unit are
+    kept (n = 0) so that every check has the same rows.
+    """
+    import pandas as pd
+
+    df = records[records["c2st"].notna()]
+    rows = []
+    for scope, check in dict.fromkeys(zip(df["scope"], df["check"])):
+        if check not in checks:
+            continue
+        sub = df[(df["scope"] == scope) & (df["check"] == check)]
+        for a, b in itertools.pairwise(edges):
+            mask = (sub["c2st"] >= a) & (sub["c2st"] < b)
+            n, k = int(mask.sum()), int(sub.loc[mask, "rejects"].sum())
+            lo, hi = wilson_interval(k, n)
+            rate = k / n if n else math.nan
+            rows.append(
+                {"scope": scope, "check": check, "bin": f"{a:g}–{b:g}", "k": k, "n": n}
+                | {"rate": rate, "lo": lo, "hi": hi}
+            )
     return pd.DataFrame(rows)
 
 

@@ -189,3 +189,20 @@ def test_the_study_end_to_end_on_the_fixture(estimators) -> None:
     report = table[table["check"] == "report"].iloc[0]
     glob = np.array([e["c2st_global"] for e in estimators])
     assert (report.n_bad, report.n_good) == ((glob > 0.6).sum(), (glob < 0.55).sum())
+
+
+def test_binned_rates_count_each_unit_in_its_bin() -> None:
+    import pandas as pd
+
+    c2st = [0.50, 0.52, 0.56, 0.61, 0.75, 0.95, 0.99]
+    rejects = [False, True, False, True, True, True, False]
+    records = pd.DataFrame(
+        {"scope": "local", "check": "a", "c2st": c2st, "rejects": rejects}
+        | {"name": "e", "obs": range(7)}
+    )
+    edges = (0.0, 0.55, 0.6, 0.7, 1.01)
+    table = study.binned_rates(records, ["a"], edges)
+    assert table["n"].tolist() == [2, 1, 1, 3]
+    assert table["k"].tolist() == [1, 0, 1, 2]
+    assert table["n"].sum() == len(c2st)
+    assert study.binned_rates(records, ["other"], edges).empty
