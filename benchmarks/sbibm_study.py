@@ -431,7 +431,9 @@ def fixture(out: Path, cfg: argparse.Namespace, path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--stage", default="all", choices=("all", "train", "analyse", "table", "fixture")
+        "--stage",
+        default="all",
+        choices=("all", "train", "analyse", "truncated", "table", "fixture"),
     )
     parser.add_argument("--tasks", nargs="+", default=list(TASKS))
     parser.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS))
