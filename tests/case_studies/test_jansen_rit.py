@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import linalg, signal
 
+from tests.case_studies import load_case_study
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load():
-    path = ROOT / "examples" / "case_studies" / "jansen_rit.py"
-    spec = importlib.util.spec_from_file_location("jansen_rit", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["jansen_rit"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-jr = _load()
+jr = load_case_study("jansen_rit")
 
 
 def _at(g: float, n: int = 1) -> np.ndarray:

@@ -9,8 +9,6 @@ Neither sbi nor sbibm is needed.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,21 +16,13 @@ import pytest
 from scipy import stats
 
 from modelcompare.workflows import report_from_arrays
+from tests.case_studies import load_case_study
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "data" / "sbibm_two_moons.npz"
 
 
-def _load():
-    path = ROOT / "examples" / "case_studies" / "sbibm_study.py"
-    spec = importlib.util.spec_from_file_location("sbibm_study", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["sbibm_study"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-study = _load()
+study = load_case_study("sbibm_study")
 
 
 @pytest.fixture(scope="module")
