@@ -2,7 +2,7 @@
 Reading a failing report: one figure per kind of finding
 ========================================================
 
-:attr:`PosteriorReport.findings <modelcompare.PosteriorReport.findings>` says what is wrong with a
+:attr:`PosteriorValidationResult.findings <modelcompare.PosteriorValidationResult.findings>` says what is wrong with a
 posterior estimator, and where: a location ``shift``, a posterior ``too_wide`` or ``too_narrow``,
 a ``dependence`` between its latent coordinates, a ``local`` miscalibration at some observations,
 and a ``misspecified_observation`` that the simulator does not produce. Each case below builds

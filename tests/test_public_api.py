@@ -145,7 +145,7 @@ CALLS: dict[str, Callable[[], Any]] = {
     "bayesian_signed_rank": lambda: mc.bayesian_signed_rank(*_scores(), n_draws=2000, seed=0),
     "friedman_test": lambda: mc.friedman_test(_score_table()),
     "nemenyi_test": lambda: mc.nemenyi_test(_score_table()),
-    "wilcoxon_holm": lambda: mc.wilcoxon_holm(_score_table()),
+    "wilcoxon_holm_test": lambda: mc.wilcoxon_holm_test(_score_table()),
 }
 
 KINDS = {
@@ -564,7 +564,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
             "holm",
             (
                 "adjust_pvalues",
-                "wilcoxon_holm",
+                "wilcoxon_holm_test",
                 "compare_posteriors",
                 "rank_posteriors",
                 "calibration_findings",
@@ -589,10 +589,10 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
                 "ClosenessTestResult.decision",
                 "SBCLogGammaResult.relative_log_gamma",
                 "PosteriorComparisonResult.where",
-                "PosteriorReport.failures",
-                "PosteriorReport.findings_at",
-                "PosteriorReport.summary",
-                "PosteriorReport.to_html",
+                "PosteriorValidationResult.failures",
+                "PosteriorValidationResult.findings_at",
+                "PosteriorValidationResult.summary",
+                "PosteriorValidationResult.to_html",
                 "validate_posterior",
             ),
         ),
@@ -629,7 +629,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
     "names": {
         "names from the data": (
             None,
-            ("compare_models", "friedman_test", "nemenyi_test", "wilcoxon_holm"),
+            ("compare_models", "friedman_test", "nemenyi_test", "wilcoxon_holm_test"),
         ),
         "a plot of two models": (("a", "b"), ("plot_posterior",)),
     },

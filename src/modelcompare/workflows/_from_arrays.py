@@ -27,7 +27,7 @@ from modelcompare.workflows._inputs import (
     input_hash,
     regressor_name,
 )
-from modelcompare.workflows._report import PosteriorReport
+from modelcompare.workflows._report import PosteriorValidationResult
 
 __all__ = ["report_from_arrays"]
 
@@ -67,8 +67,8 @@ def report_from_arrays(
     seed: SeedLike = None,
     n_jobs: int | None = None,
     parameter_names: Sequence[str] | None = None,
-) -> PosteriorReport:
-    """A :class:`PosteriorReport` from precomputed inputs (the command line's ``report``).
+) -> PosteriorValidationResult:
+    """A :class:`PosteriorValidationResult` from precomputed inputs (the command line's ``report``).
 
     PIT values (with ``x``) feed the PIT checks; SBC ranks (with ``n_posterior_samples``) feed
     SBC; ``posterior_samples``, the posterior's draws of shape (N, S, m) with their ``theta``,
