@@ -116,7 +116,7 @@ show(local)
 result = local.results["local_coverage"]
 worst = int(np.argmin(result.pvalues))
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.8), layout="constrained")
-mc.plot_local_pp(result, worst, axes=axes[:2], labels=names)
+mc.plot_local_pp(result, worst, ax=axes[:2], labels=names)
 for ax, name in zip(axes[:2], names):
     ax.set_title(f"{name} at x₀ = ({result.x_eval[worst, 0]:.2g}, {result.x_eval[worst, 1]:.2g})")
     if ax.get_legend() is not None:  # one legend for the row, below it
