@@ -301,6 +301,8 @@ RETIRED = {
     "split_fraction": "train_fraction",
     "optimize": "optimizer (None: no optimisation)",
     "draws": "posterior_samples",
+    "axes": "ax",
+    "references": "reference_points",
 }
 
 
@@ -429,6 +431,7 @@ PART_SPECIFIC: dict[str, str] = {
     # relative fit
     "candidates": "relative: candidate locations of a power-criterion map",
     "kernel": "relative: the kernel of Rel-MMD",
+    "bandwidth_method": "relative: the median heuristic of Rel-MMD's default width",
     "result_or_map": "relative: what plot_power_criterion_map draws",
     "preset": "relative: OptimizerOptions' named option set",
     "max_iter": "relative: OptimizerOptions' L-BFGS-B iterations",
@@ -455,7 +458,7 @@ PART_SPECIFIC: dict[str, str] = {
     "posterior": "posterior: an sbi posterior object",
     "prior_cov": "posterior: the Gaussian test model's prior",
     "rearrange": "posterior: monotone rearrangement of the amortised regressor",
-    "references": "posterior: TARP's reference points",
+    "reference_points": "posterior: TARP's reference points",
     "normalize": "posterior: what parameter_recovery divides the RMSE by",
     "prior_variance": "posterior: the prior variances of posterior_contraction",
     "aggregation": "posterior: how calibration_error summarises its levels",
@@ -463,7 +466,6 @@ PART_SPECIFIC: dict[str, str] = {
     "scale": "posterior: the affine flow's scale",
     "scale_factor": "posterior: the over/under-dispersion of the exact test flow",
     "simultaneous": "posterior: the simultaneous band's construction",
-    "statistic": "posterior: the local coverage statistic",
     "u": "posterior: the regression targets of a null regressor's fit",
     "checks": "workflows: the report's checks",
     "include_arrays": "workflows: whether the report's dict holds arrays",
@@ -635,10 +637,12 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
     },
     "method": {
         "FID's matrix square root": ("eigh", ("fid", "relative_fid")),
-        "Rel-MMD's statistic": ("kmod", ("rel_mmd",)),
+        "a paired mean": ("t", ("compare_posteriors", "rank_posteriors")),
+    },
+    "statistic": {
+        "the local coverage statistic": ("mse", ("local_coverage_test",)),
         "PIT dependence": ("spearman", ("pit_independence_test",)),
         "SBC's rank test": ("ks", ("sbc", "sbc_test")),
-        "a paired mean": ("t", ("compare_posteriors", "rank_posteriors")),
         "a misspecification statistic": ("knn", ("misspecification_test",)),
     },
     "n_neighbors": {
