@@ -584,6 +584,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
                 "power_study",
                 "plot_local_statistics",
                 "plot_posterior_comparison",
+                "plot_posterior_ranking",
                 "WilcoxonHolmResult.significant",
                 "WilcoxonHolmResult.cliques",
                 "C2STResult.summary",
