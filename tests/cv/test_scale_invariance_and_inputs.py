@@ -81,8 +81,8 @@ def test_split_sizes_refuses_empty_or_bad_cv(cv, exc, match):
 
 
 def test_split_sizes_classifier_must_be_a_bool():
-    with pytest.raises(TypeError, match="classifier"):
-        split_sizes(3, n_samples=10, classifier="yes")
+    with pytest.raises(TypeError, match="is_classifier"):
+        split_sizes(3, n_samples=10, is_classifier="yes")
 
 
 @pytest.mark.parametrize("flag", ["x", "False", 0, 1, None])

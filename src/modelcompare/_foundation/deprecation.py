@@ -14,7 +14,13 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-__all__ = ["renamed_attribute", "renamed_name", "renamed_parameters", "warn_renamed"]
+__all__ = [
+    "positional_to_keyword",
+    "renamed_attribute",
+    "renamed_name",
+    "renamed_parameters",
+    "warn_renamed",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -167,3 +173,58 @@ def renamed_attribute(old: str, new: str) -> property:
 
     getter.__doc__ = f"Old name of :attr:`{new}` (warns)."
     return property(getter)
+
+
+def positional_to_keyword(*names: str, n_positional: int) -> Callable[[F], F]:
+    """Decorator: accept ``names`` given positionally after the first ``n_positional`` arguments.
+
+    For options that became keyword-only: ``f(p, k)`` still works as ``f(p, n_bins=k)``, with a
+    :class:`FutureWarning`.
+
+    Parameters
+    ----------
+    *names : str
+        The keyword-only parameters that were once positional, in their old order.
+    n_positional : int
+        How many positional parameters the function still has.
+
+    Returns
+    -------
+    callable
+        A decorator that leaves the function's signature unchanged.
+
+    Examples
+    --------
+    >>> @positional_to_keyword("n_bins", n_positional=1)
+    ... def binning(p, *, n_bins):
+    ...     return n_bins
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     binning("p", 4)
+    4
+    """
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            extra = args[n_positional:]
+            if extra:
+                if len(extra) > len(names):
+                    msg = f"{func.__name__}() takes {n_positional} positional arguments."
+                    raise TypeError(msg)
+                for name, value in zip(names, extra, strict=False):
+                    if name in kwargs:
+                        msg = f"{func.__name__}() got `{name}` twice."
+                        raise TypeError(msg)
+                    msg = (
+                        f"Pass `{name}` by keyword: `{func.__name__}(..., {name}=...)`; "
+                        "passing it by position still works but will be removed in a future release."
+                    )
+                    warnings.warn(msg, FutureWarning, stacklevel=2)
+                    kwargs[name] = value
+            return func(*args[:n_positional], **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate

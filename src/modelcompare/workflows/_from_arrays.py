@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from modelcompare._foundation.deprecation import renamed_parameters
 from modelcompare._foundation.seeds import SeedLike
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
@@ -45,6 +46,7 @@ _MISSING = {
 }
 
 
+@renamed_parameters(draws="posterior_samples", reference_samples="posterior_samples_at_reference")
 def report_from_arrays(
     *,
     pit_values: Any = None,
