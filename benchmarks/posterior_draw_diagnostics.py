@@ -74,9 +74,9 @@ def misspecification_study(trials: int) -> None:
         size = power = 0
         for t in range(trials):
             _, x = MODEL.simulate(1001, seed=30_000 + t)
-            size += misspecification_test(x[:1], x[1:], method=method, seed=t).decision(0.05)
+            size += misspecification_test(x[:1], x[1:], statistic=method, seed=t).decision(0.05)
             far = x[:1] + np.array([[3.0, -3.0]])
-            power += misspecification_test(far, x[1:], method=method, seed=t).decision(0.05)
+            power += misspecification_test(far, x[1:], statistic=method, seed=t).decision(0.05)
         print(f"  {method}: size {_rate(size, trials)}, power (shift (3, -3)) {power / trials:.2f}")
 
 

@@ -29,7 +29,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier
 
-from modelcompare import friedman_test, nemenyi_test, plot_critical_difference, wilcoxon_holm
+from modelcompare import friedman_test, nemenyi_test, plot_critical_difference, wilcoxon_holm_test
 
 models = {
     "logistic": make_pipeline(StandardScaler(), LogisticRegression()),
@@ -57,7 +57,7 @@ print(scores.round(3).head().to_string())
 friedman = friedman_test(scores)
 print(f"Friedman χ²_F = {friedman.statistic:.2f}, p-value {friedman.pvalue:.2g}")
 nemenyi = nemenyi_test(scores, alpha=0.05)  # the level fixes the critical difference
-wilcoxon = wilcoxon_holm(scores)
+wilcoxon = wilcoxon_holm_test(scores)
 print(f"Nemenyi critical difference {nemenyi.threshold:.2f}; cliques {nemenyi.cliques()}")
 print(f"Wilcoxon–Holm cliques at 0.05: {wilcoxon.cliques(0.05)}")
 

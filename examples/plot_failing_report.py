@@ -2,7 +2,7 @@
 Reading a failing report: one figure per kind of finding
 ========================================================
 
-:attr:`PosteriorReport.findings <modelcompare.PosteriorReport.findings>` says what is wrong with a
+:attr:`PosteriorValidationResult.findings <modelcompare.PosteriorValidationResult.findings>` says what is wrong with a
 posterior estimator, and where: a location ``shift``, a posterior ``too_wide`` or ``too_narrow``,
 a ``dependence`` between its latent coordinates, a ``local`` miscalibration at some observations,
 and a ``misspecified_observation`` that the simulator does not produce. Each case below builds
@@ -116,7 +116,7 @@ show(local)
 result = local.results["local_coverage"]
 worst = int(np.argmin(result.pvalues))
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.8), layout="constrained")
-mc.plot_local_pp(result, worst, axes=axes[:2], labels=names)
+mc.plot_local_pp(result, worst, ax=axes[:2], labels=names)
 for ax, name in zip(axes[:2], names):
     ax.set_title(f"{name} at x₀ = ({result.x_eval[worst, 0]:.2g}, {result.x_eval[worst, 1]:.2g})")
     if ax.get_legend() is not None:  # one legend for the row, below it

@@ -47,8 +47,8 @@ print(f"SBC (KS on the ranks of C, μ, σ, g): p = {sbc.pvalue:.3g}")
 fig = plt.figure(figsize=(11, 9), layout="constrained")
 top, bottom = fig.subfigures(2, 1, height_ratios=[2, 1.15])
 pit_axes = top.subplots(2, 4)
-mc.plot_global_pp(global_test, axes=pit_axes[0], labels=latent)
-mc.plot_global_histograms(global_test, axes=pit_axes[1], labels=latent)
+mc.plot_global_pp(global_test, ax=pit_axes[0], labels=latent)
+mc.plot_global_histograms(global_test, ax=pit_axes[1], labels=latent)
 sbc_axes = bottom.subplots(1, 2)
 mc.plot_sbc(sbc, ax=sbc_axes[0], kind="ecdf", labels=names)
 mc.plot_sbc(sbc, ax=sbc_axes[1], kind="hist", labels=names)
@@ -100,7 +100,7 @@ plt.show()
 rows = [int(np.argmin(np.abs(g_grid - g))) for g in data["pair_g"]]
 fig, axes = plt.subplots(len(rows), 4, figsize=(11, 8), layout="constrained", sharey=True)
 for row, e in zip(axes, rows):
-    mc.plot_local_pp(local, e, axes=row, labels=latent)
+    mc.plot_local_pp(local, e, ax=row, labels=latent)
     row[0].set_ylabel(f"g₀ = {g_grid[e]:+.0f} dB\nr̂(γ | x₀)")
     for ax, label in zip(row, latent):
         # the point's p-value as the test decides it: Bonferroni over z, Holm over the 21 points

@@ -41,7 +41,7 @@ for name, flow in flows.items():
 # θ2); a too-wide posterior gives an S-shape (too few PIT values near 0 and 1).
 fig, axes = plt.subplots(3, 2, figsize=(8, 11), layout="constrained")
 for row, (name, res) in zip(axes, results.items()):
-    mc.plot_global_pp(res, axes=row, labels=[f"{name}: z1", f"{name}: z2"])
+    mc.plot_global_pp(res, ax=row, labels=[f"{name}: z1", f"{name}: z2"])
 plt.show()
 
 # %%
@@ -49,7 +49,7 @@ plt.show()
 # posterior piles its PIT values up in the middle.
 fig, axes = plt.subplots(3, 2, figsize=(8, 9), sharey=True, layout="constrained")
 for row, (name, res) in zip(axes, results.items()):
-    mc.plot_global_histograms(res, axes=row, labels=[f"{name}: z1", f"{name}: z2"])
+    mc.plot_global_histograms(res, ax=row, labels=[f"{name}: z1", f"{name}: z2"])
 plt.show()
 
 # %%

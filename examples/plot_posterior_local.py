@@ -42,7 +42,7 @@ fig, axes = plt.subplots(2, 2, figsize=(8, 7.5), layout="constrained")
 for row, index in zip(axes, (2, 8)):
     x0 = path[index]
     labels = [f"z{i + 1}, x0 = ({x0[0]:+.0f}, {x0[1]:+.0f})" for i in range(2)]
-    mc.plot_local_pp(res, index, axes=row, labels=labels)
+    mc.plot_local_pp(res, index, ax=row, labels=labels)
 plt.show()
 
 # %%

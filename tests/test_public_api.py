@@ -145,7 +145,7 @@ CALLS: dict[str, Callable[[], Any]] = {
     "bayesian_signed_rank": lambda: mc.bayesian_signed_rank(*_scores(), n_draws=2000, seed=0),
     "friedman_test": lambda: mc.friedman_test(_score_table()),
     "nemenyi_test": lambda: mc.nemenyi_test(_score_table()),
-    "wilcoxon_holm": lambda: mc.wilcoxon_holm(_score_table()),
+    "wilcoxon_holm_test": lambda: mc.wilcoxon_holm_test(_score_table()),
 }
 
 KINDS = {
@@ -301,6 +301,8 @@ RETIRED = {
     "split_fraction": "train_fraction",
     "optimize": "optimizer (None: no optimisation)",
     "draws": "posterior_samples",
+    "axes": "ax",
+    "references": "reference_points",
 }
 
 
@@ -429,6 +431,7 @@ PART_SPECIFIC: dict[str, str] = {
     # relative fit
     "candidates": "relative: candidate locations of a power-criterion map",
     "kernel": "relative: the kernel of Rel-MMD",
+    "bandwidth_method": "relative: the median heuristic of Rel-MMD's default width",
     "result_or_map": "relative: what plot_power_criterion_map draws",
     "preset": "relative: OptimizerOptions' named option set",
     "max_iter": "relative: OptimizerOptions' L-BFGS-B iterations",
@@ -455,7 +458,7 @@ PART_SPECIFIC: dict[str, str] = {
     "posterior": "posterior: an sbi posterior object",
     "prior_cov": "posterior: the Gaussian test model's prior",
     "rearrange": "posterior: monotone rearrangement of the amortised regressor",
-    "references": "posterior: TARP's reference points",
+    "reference_points": "posterior: TARP's reference points",
     "normalize": "posterior: what parameter_recovery divides the RMSE by",
     "prior_variance": "posterior: the prior variances of posterior_contraction",
     "aggregation": "posterior: how calibration_error summarises its levels",
@@ -463,7 +466,6 @@ PART_SPECIFIC: dict[str, str] = {
     "scale": "posterior: the affine flow's scale",
     "scale_factor": "posterior: the over/under-dispersion of the exact test flow",
     "simultaneous": "posterior: the simultaneous band's construction",
-    "statistic": "posterior: the local coverage statistic",
     "u": "posterior: the regression targets of a null regressor's fit",
     "checks": "workflows: the report's checks",
     "include_arrays": "workflows: whether the report's dict holds arrays",
@@ -564,7 +566,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
             "holm",
             (
                 "adjust_pvalues",
-                "wilcoxon_holm",
+                "wilcoxon_holm_test",
                 "compare_posteriors",
                 "rank_posteriors",
                 "calibration_findings",
@@ -582,6 +584,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
                 "power_study",
                 "plot_local_statistics",
                 "plot_posterior_comparison",
+                "plot_posterior_ranking",
                 "WilcoxonHolmResult.significant",
                 "WilcoxonHolmResult.cliques",
                 "C2STResult.summary",
@@ -589,10 +592,10 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
                 "ClosenessTestResult.decision",
                 "SBCLogGammaResult.relative_log_gamma",
                 "PosteriorComparisonResult.where",
-                "PosteriorReport.failures",
-                "PosteriorReport.findings_at",
-                "PosteriorReport.summary",
-                "PosteriorReport.to_html",
+                "PosteriorValidationResult.failures",
+                "PosteriorValidationResult.findings_at",
+                "PosteriorValidationResult.summary",
+                "PosteriorValidationResult.to_html",
                 "validate_posterior",
             ),
         ),
@@ -629,16 +632,18 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
     "names": {
         "names from the data": (
             None,
-            ("compare_models", "friedman_test", "nemenyi_test", "wilcoxon_holm"),
+            ("compare_models", "friedman_test", "nemenyi_test", "wilcoxon_holm_test"),
         ),
         "a plot of two models": (("a", "b"), ("plot_posterior",)),
     },
     "method": {
         "FID's matrix square root": ("eigh", ("fid", "relative_fid")),
-        "Rel-MMD's statistic": ("kmod", ("rel_mmd",)),
+        "a paired mean": ("t", ("compare_posteriors", "rank_posteriors")),
+    },
+    "statistic": {
+        "the local coverage statistic": ("mse", ("local_coverage_test",)),
         "PIT dependence": ("spearman", ("pit_independence_test",)),
         "SBC's rank test": ("ks", ("sbc", "sbc_test")),
-        "a paired mean": ("t", ("compare_posteriors", "rank_posteriors")),
         "a misspecification statistic": ("knn", ("misspecification_test",)),
     },
     "n_neighbors": {

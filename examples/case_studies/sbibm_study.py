@@ -8,7 +8,7 @@ ground truth), and averaged over x (the global one). This module holds the part 
 that needs neither sbi nor sbibm, so that it runs on the small committed fixture:
 
 - :func:`ground_truth_c2st`: the C2ST accuracy of an estimator's draws against reference draws;
-- :func:`report_verdicts`: from a :class:`~modelcompare.PosteriorReport`, each check's verdict
+- :func:`report_verdicts`: from a :class:`~modelcompare.PosteriorValidationResult`, each check's verdict
   at ``alpha`` (after the report's Holm correction across checks), and, for the local checks,
   the verdict at each observation;
 - :func:`verdict_records`: one row per (estimator, check[, observation]) with its ground truth;

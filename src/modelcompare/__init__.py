@@ -160,7 +160,7 @@ if TYPE_CHECKING:
         plot_posterior,
         scores_from_cv_results,
         split_sizes,
-        wilcoxon_holm,
+        wilcoxon_holm_test,
     )
 
     # scale-out
@@ -168,7 +168,11 @@ if TYPE_CHECKING:
     from modelcompare.experiments import PowerStudyResult, power_study, run_many, run_sweep
 
     # posterior validation
-    from modelcompare.workflows import PosteriorReport, ReferenceC2STResult, validate_posterior
+    from modelcompare.workflows import (
+        PosteriorValidationResult,
+        ReferenceC2STResult,
+        validate_posterior,
+    )
 
     # comparing posterior estimators
     from modelcompare.workflows import (
@@ -180,5 +184,11 @@ if TYPE_CHECKING:
         rank_posteriors,
     )
 
-__getattr__, __dir__, _public = attach(__name__, __file__)
+#: Old public names (still served, with a ``FutureWarning`` naming the new one; not in ``__all__``).
+_RENAMED = {
+    "PosteriorReport": "PosteriorValidationResult",
+    "wilcoxon_holm": "wilcoxon_holm_test",
+}
+
+__getattr__, __dir__, _public = attach(__name__, __file__, _RENAMED)
 __all__ = ["__version__", *_public]

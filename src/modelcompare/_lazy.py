@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ def _type_checking_imports(source: str) -> dict[str, str]:
 
 
 def attach(
-    package: str, init_file: str
+    package: str, init_file: str, renamed: Mapping[str, str] | None = None
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
     """Return ``__getattr__``, ``__dir__`` and ``__all__`` for ``package``.
 
@@ -40,12 +40,21 @@ def attach(
         The package's ``__name__``.
     init_file : str
         The package's ``__file__``; its ``if TYPE_CHECKING:`` block names the public API.
+    renamed : mapping of str to str, optional
+        Old public names and their new names: an old name still resolves, with a
+        :class:`FutureWarning` naming the new one, but is not listed in ``__all__`` or ``dir()``.
     """
+    renamed = dict(renamed or {})
     where = _type_checking_imports(Path(init_file).read_text(encoding="utf-8"))
 
     def __getattr__(name: str) -> Any:
         module_name = where.get(name)
         if module_name is None:
+            if name in renamed:
+                # Imported here: the deprecation helper is needed only when an old name is used.
+                from modelcompare._foundation.deprecation import renamed_name
+
+                return renamed_name(package, name, renamed)
             msg = f"module {package!r} has no attribute {name!r}"
             raise AttributeError(msg)
         module = importlib.import_module(module_name)

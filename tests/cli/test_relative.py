@@ -202,7 +202,7 @@ def test_nan_exit_3(files, tmp_path, rng):
         ["--test", "kid", "--bandwidth", "1.0"],
         ["--test", "fid", "--n-locations", "3"],
         ["--test", "mmd", "--n-blocks", "5"],
-        ["--test", "fid", "--n-resamples", "50"],
+        ["--test", "mmd", "--n-resamples", "50"],
         ["--test", "fid", "--n-blocks", "1"],
         ["--test", "ks"],
         ["--test", "mmd", "--bandwidth", "-1"],

@@ -21,7 +21,7 @@ from modelcompare import (
     nemenyi_test,
     plot_critical_difference,
     plot_posterior,
-    wilcoxon_holm,
+    wilcoxon_holm_test,
 )
 from modelcompare._foundation.results import TestResult, ThresholdResult
 from modelcompare.cv._multi import _cliques, signed_rank_masses
@@ -104,7 +104,7 @@ def test_friedman_perfect_agreement_reports_the_finite_limit():
 
 @pytest.mark.parametrize("correction", ["holm", "bonferroni", "fdr_bh", None])
 def test_wilcoxon_pvalue_is_holm_whatever_the_correction(table, correction):
-    res = wilcoxon_holm(table, correction=correction)
+    res = wilcoxon_holm_test(table, correction=correction)
     raw = res.pvalues[np.triu_indices(5, 1)]
     np.testing.assert_allclose(
         res.pvalues_adjusted[np.triu_indices(5, 1)], adjust_pvalues(raw, correction)
@@ -155,7 +155,7 @@ def test_nemenyi_pvalues_and_cd_agree(table):
 
 
 def test_wilcoxon_holm_matches_scipy(table):
-    res = wilcoxon_holm(table)
+    res = wilcoxon_holm_test(table)
     arr = table.to_numpy()
     raw, pairs = [], []
     for i in range(5):
@@ -182,13 +182,13 @@ def test_wilcoxon_holm_matches_scipy(table):
         [res.names[i] for i in c] for c in _cliques(res.average_ranks, sig)
     ]
     assert res.cliques(1e-9) == [list(np.array(res.names)[np.argsort(res.average_ranks)])]
-    pratt = wilcoxon_holm(table, zero_method="pratt", correction="bonferroni")
+    pratt = wilcoxon_holm_test(table, zero_method="pratt", correction="bonferroni")
     assert pratt.correction == "bonferroni"
     with pytest.raises(ValueError, match="correction"):
-        wilcoxon_holm(table, correction="fdr")
+        wilcoxon_holm_test(table, correction="fdr")
     # all-zero differences for one pair: p = 1 instead of scipy's NaN
     dup = table.assign(F=table["A"])
-    out = wilcoxon_holm(dup)
+    out = wilcoxon_holm_test(dup)
     assert out.pvalues[0, 5] == out.pvalues_adjusted[0, 5] == 1.0
     assert out.statistics[0, 5] == 0.0
     assert not np.isnan(out.pvalues_adjusted).any()
@@ -256,7 +256,7 @@ def test_plots(table):
     texts = [t.get_text() for t in cd_ax.texts]
     assert any(t.startswith("CD = ") for t in texts)
     assert any(t.startswith("A (") for t in texts)
-    wilcoxon = wilcoxon_holm(table)
+    wilcoxon = wilcoxon_holm_test(table)
     plot_critical_difference(wilcoxon, ax=ax)
     _fig, ax2 = plt.subplots()
     plot_critical_difference(wilcoxon, alpha=0.01, ax=ax2)

@@ -13,7 +13,7 @@ from modelcompare import (
     friedman_test,
     nemenyi_test,
     split_sizes,
-    wilcoxon_holm,
+    wilcoxon_holm_test,
 )
 
 A = np.array([0.80, 0.82, 0.79, 0.85, 0.81, 0.83, 0.80, 0.84, 0.82, 0.81])
@@ -81,8 +81,8 @@ def test_split_sizes_refuses_empty_or_bad_cv(cv, exc, match):
 
 
 def test_split_sizes_classifier_must_be_a_bool():
-    with pytest.raises(TypeError, match="classifier"):
-        split_sizes(3, n_samples=10, classifier="yes")
+    with pytest.raises(TypeError, match="is_classifier"):
+        split_sizes(3, n_samples=10, is_classifier="yes")
 
 
 @pytest.mark.parametrize("flag", ["x", "False", 0, 1, None])
@@ -90,7 +90,7 @@ def test_greater_is_better_must_be_a_real_bool(flag):
     table = np.c_[A, B, A - 0.02]
     with pytest.raises(TypeError, match="greater_is_better"):
         compare_models({"a": A, "b": B}, n_train=9, n_test=1, greater_is_better=flag)
-    for test in (friedman_test, nemenyi_test, wilcoxon_holm):
+    for test in (friedman_test, nemenyi_test, wilcoxon_holm_test):
         with pytest.raises(TypeError, match="greater_is_better"):
             test(table, greater_is_better=flag)
 
@@ -102,7 +102,7 @@ def test_numpy_bools_are_accepted_as_flags():
 
 def test_mixed_type_names_and_labels_are_strings():
     frame = pd.DataFrame(np.c_[A, B, A - 0.02], columns=["a", 1, 2.5])
-    res = wilcoxon_holm(frame)
+    res = wilcoxon_holm_test(frame)
     assert res.names == ("a", "1", "2.5")
     assert all(isinstance(name, str) for clique in res.cliques(alpha=0.05) for name in clique)
     table = compare_models({"a": A, 1: B}, n_train=9, n_test=1).table
@@ -125,7 +125,7 @@ def test_alpha_nan_and_out_of_range_are_refused(alpha):
     with pytest.raises(ValueError, match="alpha"):
         nemenyi_test(np.c_[A, B, A - 0.02], alpha=alpha)
     with pytest.raises(ValueError, match="alpha"):
-        wilcoxon_holm(np.c_[A, B, A - 0.02]).significant(alpha)
+        wilcoxon_holm_test(np.c_[A, B, A - 0.02]).significant(alpha)
 
 
 def _fitted_search(cv):

@@ -82,8 +82,8 @@ def test_new_axes_and_axes_row() -> None:
     assert len({id(a) for a in row}) == 3
     _, axes = plt.subplots(2, 2)
     assert list(axes_row(axes, 3, "plot_x")) == list(axes.ravel()[:3])
-    with pytest.raises(ValueError, match=r"`axes` must hold at least 3 Axes \(one per panel\)"):
+    with pytest.raises(ValueError, match=r"`ax` must hold at least 3 Axes \(one per panel\)"):
         axes_row(axes[0], 3, "plot_x")
-    with pytest.raises(TypeError, match=r"`axes\[1\]` must be a matplotlib Axes; got str"):
+    with pytest.raises(TypeError, match=r"`ax\[1\]` must be a matplotlib Axes; got str"):
         axes_row([axes[0, 0], "b", axes[1, 0]], 3, "plot_x")
     plt.close("all")

@@ -196,7 +196,7 @@ def test_familywise_pvalue_is_the_smallest_holm_value() -> None:
 
 
 def test_every_part_uses_the_one_holm() -> None:
-    from modelcompare.workflows._report import CheckOutcome, PosteriorReport
+    from modelcompare.workflows._report import CheckOutcome, PosteriorValidationResult
 
     rng = np.random.default_rng(0)
     p = rng.uniform(size=9) ** 3
@@ -207,7 +207,7 @@ def test_every_part_uses_the_one_holm() -> None:
             self.statistic, self.pvalue = 0.0, pvalue
 
     outcomes = tuple(CheckOutcome(f"c{i}", "", Fixed(v), None, 0.0) for i, v in enumerate(p))
-    report = PosteriorReport(outcomes, 1, 1, 1, None, {}, {}, "")
+    report = PosteriorValidationResult(outcomes, 1, 1, 1, None, {}, {}, "")
     np.testing.assert_array_equal(report.checks["pvalue_adjusted"], reference)
 
 

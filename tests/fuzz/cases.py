@@ -1086,7 +1086,7 @@ def _cross_validation() -> list[Entry]:
             },
         ),
         Entry(
-            "wilcoxon_holm",
+            "wilcoxon_holm_test",
             lambda: {"scores": _score_table()},
             {
                 "scores": SAMPLES,

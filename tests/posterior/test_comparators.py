@@ -26,7 +26,7 @@ def test_sbc_exact_flow_and_pit_consistency():
     assert res.ranks.shape == (300, 2)
     assert res.pvalue == min(1, 2 * res.pvalues.min()) == res.pvalues_adjusted.min()
     assert res.n_posterior_samples == s
-    assert sbc_test(ranks, s, method="chi2", seed=0).pvalue > 0.01
+    assert sbc_test(ranks, s, statistic="chi2", seed=0).pvalue > 0.01
     fresh = sbc_test(ranks, s)  # fresh entropy, recorded and reproducible
     assert sbc_test(ranks, s, seed=fresh.seed_used).pvalue == fresh.pvalue
 

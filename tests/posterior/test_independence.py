@@ -34,7 +34,7 @@ def test_global_independence_size(method):
     reps, rej = 60, 0
     for seed in range(reps):
         theta, x = MODEL.simulate(300, seed=seed)
-        rej += pit_independence_test(pit(flow, theta, x), method=method).pvalue <= 0.05
+        rej += pit_independence_test(pit(flow, theta, x), statistic=method).pvalue <= 0.05
     assert _ok_rate(rej, reps, 0.05)
 
 
@@ -47,7 +47,7 @@ def test_nocorr_passes_marginals_fails_independence():
         res = pit_independence_test(p)
         assert res.pvalue < 1e-10
         assert res.statistics[0] > 0.5
-        assert pit_independence_test(p, method="chi2").pvalue < 1e-10
+        assert pit_independence_test(p, statistic="chi2").pvalue < 1e-10
     # local: the marginal LCT is blind (rejects at about its size), the product regression is not
     reps, lct_rej, ind_rej = 20, 0, 0
     for seed in range(reps):

@@ -259,8 +259,9 @@ def test_combine_across_covariates_and_its_resolution():
     assert har.to_dict()["combine"] == "harmonic"
     with pytest.raises(ValueError, match="`combine`"):
         local_coverage_test(p, x, x_eval, null=null, combine="holm")
-    with pytest.raises(TypeError, match="correction"):
-        local_coverage_test(p, x, x_eval, null=null, correction="bonferroni")
+    with pytest.warns(FutureWarning, match="`combine`"):  # the 0.1 spelling still works
+        old = local_coverage_test(p, x, x_eval, null=null, seed=0, correction="harmonic")
+    np.testing.assert_array_equal(old.pvalues, har.pvalues)
 
 
 @pytest.mark.filterwarnings("ignore::modelcompare.TooFewResamplesWarning")  # small B on purpose

@@ -45,7 +45,7 @@ def test_a_joint_outlier_inside_the_marginal_ranges() -> None:
 @pytest.mark.parametrize(("method", "n_obs"), [("knn", 1), ("knn", 5), ("mmd", 10)])
 def test_size_when_x_obs_comes_from_the_simulator(method: str, n_obs: int) -> None:
     trials, alpha = 100, 0.05
-    k = _rate(trials, n_obs, 200, alpha, method=method, n_resamples=99)
+    k = _rate(trials, n_obs, 200, alpha, statistic=method, n_resamples=99)
     assert stats.binomtest(k, trials, alpha, alternative="greater").pvalue > 0.01
 
 
@@ -56,7 +56,7 @@ def test_power_when_x_obs_is_shifted(method: str, n_obs: int) -> None:
         _, x = MODEL.simulate(n_obs + 400, seed=t)
         shift = 5.0 if n_obs == 1 else 2.0
         res = misspecification_test(
-            x[:n_obs] + shift, x[n_obs:], method=method, n_resamples=199, seed=t
+            x[:n_obs] + shift, x[n_obs:], statistic=method, n_resamples=199, seed=t
         )
         hits += res.decision(0.05)
     assert hits >= 9
@@ -73,7 +73,7 @@ def test_scale_invariance_of_the_knn_score() -> None:
 
 def test_mmd_statistic_is_the_biased_mmd() -> None:
     _, x = MODEL.simulate(60, seed=5)
-    res = misspecification_test(x[:10], x[10:], method="mmd", n_resamples=9, seed=6)
+    res = misspecification_test(x[:10], x[10:], statistic="mmd", n_resamples=9, seed=6)
     pool = np.concatenate([x[:10], x[10:]])
     pool = (pool - pool.mean(axis=0)) / pool.std(axis=0)
     d2 = ((pool[:, None, :] - pool[None, :, :]) ** 2).sum(axis=2)
@@ -94,8 +94,8 @@ def test_bad_inputs_name_the_argument() -> None:
         misspecification_test(np.zeros(2), x)
     with pytest.raises(ValueError, match="`n_neighbors` must be at most"):
         misspecification_test(x[:1], x, n_neighbors=50)
-    with pytest.raises(ValueError, match="`method`"):
-        misspecification_test(x[:1], x, method="c2st")
+    with pytest.raises(ValueError, match="`statistic`"):
+        misspecification_test(x[:1], x, statistic="c2st")
 
 
 @pytest.mark.torch
@@ -104,7 +104,7 @@ def test_mmd_statistic_equals_sbis_biased_mmd() -> None:
     torch = pytest.importorskip("torch")
     misspecification = pytest.importorskip("sbi.diagnostics.misspecification")
     _, x = MODEL.simulate(80, seed=7)
-    res = misspecification_test(x[:5], x[5:], method="mmd", n_resamples=9, seed=8)
+    res = misspecification_test(x[:5], x[5:], statistic="mmd", n_resamples=9, seed=8)
     pool = (x - x.mean(axis=0)) / x.std(axis=0)
     theirs = misspecification.compute_rbf_mmd(
         torch.as_tensor(pool[:5]), torch.as_tensor(pool[5:]), bandwidth=res.bandwidth

@@ -39,7 +39,7 @@ def results():
 def test_global_plots_take_and_return_axes(results):
     glob, _ = results
     _fig, axes = plt.subplots(1, 2)
-    out = plot_global_pp(glob, axes=axes)
+    out = plot_global_pp(glob, ax=axes)
     assert out[0] is axes[0]
     labels = out[0].get_legend_handles_labels()[1]
     assert any("95 % pointwise" in s for s in labels)
@@ -48,7 +48,7 @@ def test_global_plots_take_and_return_axes(results):
     assert len(axs) == 2
     assert any("95 %" in s for s in axs[0].get_legend_handles_labels()[1])
     with pytest.raises(ValueError, match="at least 2 Axes"):
-        plot_global_pp(glob, axes=[axes[0]])
+        plot_global_pp(glob, ax=[axes[0]])
     plt.close("all")
 
 
@@ -85,8 +85,8 @@ def test_plot_options_are_validated(results):
     with pytest.raises(ValueError, match=r"`index` must be in \[0, 4\]; got -1"):
         plot_local_pp(loc, -1)
     assert len(plot_local_pp(loc, np.int64(1))) == 2
-    with pytest.raises(TypeError, match=r"`axes\[0\]` must be a matplotlib Axes; got int"):
-        plot_global_pp(glob, axes=[3, 4])
+    with pytest.raises(TypeError, match=r"`ax\[0\]` must be a matplotlib Axes; got int"):
+        plot_global_pp(glob, ax=[3, 4])
     plt.close("all")
 
 

@@ -108,7 +108,7 @@ def _ours(pairs, **kwargs):
         pairs["theta"],
         pairs["x"],
         n_posterior_samples=S,
-        references=pairs["references"],
+        reference_points=pairs["references"],
         seed=0,
         **kwargs,
     )

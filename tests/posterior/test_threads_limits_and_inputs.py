@@ -160,7 +160,7 @@ def test_pit_independence_constant_column_is_degenerate(method):
     p = np.random.default_rng(0).uniform(size=(200, 2))
     p[:, 1] = 0.5
     with pytest.warns(DegenerateDataWarning, match="constant"):
-        res = pit_independence_test(p, method=method)
+        res = pit_independence_test(p, statistic=method)
     assert res.degenerate is True
     assert res.pvalue == 1.0
     assert np.isfinite(res.statistic)

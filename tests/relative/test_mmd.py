@@ -245,7 +245,7 @@ def test_bounliphone_matlab_width(rng):
     x, y, z = _three(rng, n=50, d=2, shift_x=2.0)
     sig = np.mean([np.sqrt(np.median(cdist(z, x)) / 2), np.sqrt(np.median(cdist(z, y)) / 2)])
     assert bounliphone_bandwidth(x, y, z, method="matlab", seed=0) == pytest.approx(sig, rel=1e-12)
-    res = rel_mmd(x, y, z, method="matlab", seed=0)
+    res = rel_mmd(x, y, z, bandwidth_method="matlab", seed=0)
     assert res.bandwidth == pytest.approx(sig, rel=1e-12)
     assert res.bandwidth_method == "matlab"
 
@@ -315,7 +315,7 @@ def test_unequal_sizes_raise_or_subsample(rng):
         ({"bandwidth": 0.0}, ValueError, "bandwidth"),
         ({"bandwidth": 1.0, "kernel": GaussianKernel(1.0)}, ValueError, "not both"),
         ({"kernel": "gauss"}, TypeError, "kernel"),
-        ({"method": "scott"}, ValueError, "method"),
+        ({"bandwidth_method": "scott"}, ValueError, "bandwidth_method"),
         ({"subsample": 1}, TypeError, "subsample"),
         ({"chunk_size": 0}, ValueError, "chunk_size"),
         ({"seed": np.random.RandomState(0)}, TypeError, "seed"),

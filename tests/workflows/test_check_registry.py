@@ -137,7 +137,7 @@ def test_the_cli_choices_read_the_registry() -> None:
 
 
 @pytest.fixture(scope="module")
-def full_report() -> mc.PosteriorReport:
+def full_report() -> mc.PosteriorValidationResult:
     """A report where every registered check runs (cheap settings)."""
     model = mc.ConditionalGaussianModel(noise_cov=np.eye(2))
     theta, x = model.simulate(150, seed=0)
@@ -161,7 +161,7 @@ def full_report() -> mc.PosteriorReport:
 
 
 def test_every_registered_check_is_in_the_table_the_json_and_the_html(
-    full_report: mc.PosteriorReport, tmp_path: Path
+    full_report: mc.PosteriorValidationResult, tmp_path: Path
 ) -> None:
     names = list(check_names())
     assert list(full_report.checks["name"]) == names

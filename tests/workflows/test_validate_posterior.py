@@ -122,7 +122,7 @@ def test_same_seed_same_report_and_each_check_its_own_stream() -> None:
     again = mc.validate_posterior(flow, theta, x, checks=["sbc", "tarp"], seed=3, **CHEAP)
     alone = mc.validate_posterior(flow, theta, x, checks=["tarp"], seed=3, **CHEAP)
 
-    def without_runtimes(report: mc.PosteriorReport) -> str:
+    def without_runtimes(report: mc.PosteriorValidationResult) -> str:
         rows = [
             {k: v for k, v in row.items() if k != "runtime_s"} for row in report.to_dict()["checks"]
         ]

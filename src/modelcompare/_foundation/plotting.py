@@ -85,10 +85,10 @@ def axes_row(axes: Any, k: int, purpose: str, *, what: str = "one per panel") ->
         _, axes = pyplot(purpose).subplots(1, k, figsize=(3.2 * k, 3.0), squeeze=False)
     arr = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
     if arr.size < k:
-        msg = f"`axes` must hold at least {k} Axes ({what}); got {arr.size}."
+        msg = f"`ax` must hold at least {k} Axes ({what}); got {arr.size}."
         raise ValueError(msg)
     for i, ax in enumerate(arr[:k]):
-        _check_axes(ax, f"axes[{i}]")
+        _check_axes(ax, f"ax[{i}]")
     return arr[:k]
 
 

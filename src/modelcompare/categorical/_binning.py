@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from modelcompare._foundation.deprecation import positional_to_keyword, renamed_attribute
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import check_int
 from modelcompare.categorical._space import check_rows, group_rows, hash_rows
@@ -77,6 +78,9 @@ class Binning:
     _features: Any = field(default=None, repr=False)
     _labels: Any = field(default=None, repr=False)
     _check: Any = field(default=None, repr=False)
+
+    #: The old name of :attr:`n_bins_requested` (warns).
+    k = renamed_attribute("k", "n_bins_requested")
 
     def assign(self, rows: Any) -> np.ndarray:
         """Bin label of each row (an ``(m, L)`` array of categories, validated).
@@ -524,6 +528,7 @@ def make_engine(
 
 
 # ---------------------------------------------------------------------- public builders
+@positional_to_keyword("n_bins", "seed", n_positional=2)
 def adaptive_binning(
     p: CategoricalReference,
     samples: Any,
@@ -588,6 +593,7 @@ def adaptive_binning(
     return make_engine(p, rows, chunk_seed=chunk_seed).binning(k, cuts)
 
 
+@positional_to_keyword("n_bins", "seed", n_positional=1)
 def random_binning(p: CategoricalReference, *, n_bins: int, seed: SeedLike = None) -> Binning:
     """The random-binning baseline: k = ``n_bins`` bins that ignore p and q.
 

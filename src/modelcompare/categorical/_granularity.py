@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from modelcompare._foundation.deprecation import renamed_parameters
 from modelcompare._foundation.errors import ModelCompareWarning
 from modelcompare._foundation.results import ScoreResult, check_alpha, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, spawn
@@ -219,6 +220,7 @@ def _granularity_iv(
     return p, rows, ref_rows, ks, mode
 
 
+@renamed_parameters(k_range="n_bins_grid", split_fraction="train_fraction")
 def granularity(
     p: CategoricalReference | None,
     samples: Any,

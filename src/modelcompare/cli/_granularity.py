@@ -172,6 +172,7 @@ def _table_reference(path: str, length: int) -> Any:
 )
 @options.n_resamples(default=999)
 @options.test_options
+@options.renamed_option("--k-max", "--n-bins-max", "n_bins_max")
 @handle_errors
 def granularity_command(
     samples: str,

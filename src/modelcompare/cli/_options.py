@@ -56,6 +56,7 @@ __all__ = [
     "optimizer",
     "quiet",
     "regressor",
+    "renamed_option",
     "rope",
     "scoring_rule",
     "seed",
@@ -72,6 +73,50 @@ Decorator = Callable[[F], F]
 #: The values of ``--correction`` and ``--eval-correction``: the library's ``correction=``
 #: values, with ``none`` for ``None``.
 CORRECTION_CHOICES = tuple("none" if c is None else c for c in CORRECTIONS)
+
+
+def renamed_option(
+    old: str,
+    new: str,
+    dest: str,
+    *,
+    is_flag: bool = False,
+    convert: Callable[[Any], Any] | None = None,
+) -> Decorator:
+    """A hidden option ``old`` that still works as the option ``new`` (whose parameter is ``dest``).
+
+    The old spelling is left out of ``--help`` and warns (a ``FutureWarning``, shown on stderr)
+    naming the new one; its value reaches the command as if ``new`` had been given. ``old`` may be
+    a ``--flag/--no-flag`` pair with ``is_flag=True``; ``convert`` maps the old value to the new
+    option's (e.g. ``True`` to ``"default"``). Given both, the new spelling wins.
+    """
+
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+        if value is None or ctx.resilient_parsing:
+            return
+        spelled = old.split("/")[0] if value in (True, None) or not is_flag else old.split("/")[1]
+        # One line on stderr, as the command line prints every library warning (a Python warning
+        # here would print its source line).
+        click.echo(
+            f"Warning: FutureWarning: the option `{spelled}` was renamed `{new}`; `{spelled}` "
+            "still works but will be removed in a future release.",
+            err=True,
+        )
+        # This eager option is processed before the new one, which, when it is not on the command
+        # line, takes its value from the default map and so goes through its own type and checks.
+        ctx.default_map = {**(ctx.default_map or {}), dest: convert(value) if convert else value}
+
+    name = "_renamed_" + old.lstrip("-").split("/")[0].replace("-", "_")
+    return click.option(
+        old,
+        name,
+        is_flag=is_flag,
+        default=None,
+        hidden=True,
+        expose_value=False,
+        is_eager=True,
+        callback=callback,
+    )
 
 
 class FiniteFloat(click.FloatRange):

@@ -41,6 +41,15 @@ def _only_for(value: Any, option: str, allowed: tuple[str, ...], test: str) -> N
 @options.n_blocks(help="fid: number of disjoint blocks of the t-test [default: 10].")
 @options.columns()
 @options.test_options
+@options.renamed_option("--locations", "--n-locations", "n_locations")
+@options.renamed_option(
+    "--optimize/--no-optimize",
+    "--optimizer",
+    "optimizer",
+    is_flag=True,
+    convert=lambda on: "default" if on else "none",
+)
+@options.renamed_option("--n-resamples", "--n-blocks", "n_blocks")
 @handle_errors
 def relative_command(
     p_samples: str,

@@ -138,6 +138,10 @@ def _load_flow(path: str) -> Any:
     help="Write the self-contained HTML report here.",
 )
 @options.test_options
+@options.renamed_option("--draws", "--posterior-samples", "posterior_samples_file")
+@options.renamed_option(
+    "--reference-samples", "--posterior-samples-at-reference", "posterior_samples_at_reference_file"
+)
 @handle_errors
 def report_command(
     pit_file: str | None,

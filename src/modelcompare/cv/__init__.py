@@ -11,7 +11,7 @@ from modelcompare.cv._multi import (
     bayesian_signed_rank,
     friedman_test,
     nemenyi_test,
-    wilcoxon_holm,
+    wilcoxon_holm_test,
 )
 from modelcompare.cv._pairwise import ModelComparisonResult, compare_models
 from modelcompare.cv._plots import plot_critical_difference, plot_posterior
@@ -39,5 +39,14 @@ __all__ = [
     "plot_posterior",
     "scores_from_cv_results",
     "split_sizes",
-    "wilcoxon_holm",
+    "wilcoxon_holm_test",
 ]
+
+#: Old public names (still served, with a ``FutureWarning`` naming the new one; not in ``__all__``).
+_RENAMED = {"wilcoxon_holm": "wilcoxon_holm_test"}
+
+
+def __getattr__(name: str) -> object:
+    from modelcompare._foundation.deprecation import renamed_name
+
+    return renamed_name(__name__, name, _RENAMED)

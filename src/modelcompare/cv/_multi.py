@@ -44,7 +44,7 @@ __all__ = [
     "bayesian_signed_rank",
     "friedman_test",
     "nemenyi_test",
-    "wilcoxon_holm",
+    "wilcoxon_holm_test",
 ]
 
 
@@ -343,7 +343,7 @@ class NemenyiResult(ThresholdResult):
 
 @result_class
 class WilcoxonHolmResult(TestResult):
-    """Result of :func:`wilcoxon_holm`: pairwise Wilcoxon signed-rank tests with a correction.
+    """Result of :func:`wilcoxon_holm_test`: pairwise Wilcoxon signed-rank tests with a correction.
 
     Attributes
     ----------
@@ -376,10 +376,10 @@ class WilcoxonHolmResult(TestResult):
     Examples
     --------
     >>> import numpy as np
-    >>> from modelcompare import wilcoxon_holm
+    >>> from modelcompare import wilcoxon_holm_test
     >>> rng = np.random.default_rng(0)
     >>> scores = np.array([0.80, 0.77, 0.74]) + 0.05 * rng.standard_normal((12, 3))
-    >>> res = wilcoxon_holm(scores, names=["a", "b", "c"])
+    >>> res = wilcoxon_holm_test(scores, names=["a", "b", "c"])
     >>> round(res.pvalue, 4), res.statistic, res.decision(alpha=0.05)
     (0.0044, 2.0, True)
     >>> res.cliques(alpha=0.05)
@@ -478,7 +478,7 @@ def nemenyi_test(
     )
 
 
-def wilcoxon_holm(
+def wilcoxon_holm_test(
     scores: Any,
     *,
     names: Any = None,
@@ -523,10 +523,10 @@ def wilcoxon_holm(
     Examples
     --------
     >>> import numpy as np
-    >>> from modelcompare import wilcoxon_holm
+    >>> from modelcompare import wilcoxon_holm_test
     >>> rng = np.random.default_rng(0)
     >>> scores = np.array([0.80, 0.77, 0.74]) + 0.05 * rng.standard_normal((12, 3))
-    >>> res = wilcoxon_holm(scores, names=["a", "b", "c"], correction="holm")
+    >>> res = wilcoxon_holm_test(scores, names=["a", "b", "c"], correction="holm")
     >>> res.to_frame().round(4).loc["a", "c"].item(), res.decision(alpha=0.01)
     (0.0044, True)
     """

@@ -134,7 +134,7 @@ def plot_critical_difference(
     Parameters
     ----------
     result : NemenyiResult or WilcoxonHolmResult
-        From :func:`nemenyi_test` or :func:`wilcoxon_holm`.
+        From :func:`nemenyi_test` or :func:`wilcoxon_holm_test`.
     alpha : float, optional
         The level of the cliques for a :class:`WilcoxonHolmResult` (default 0.05). A Nemenyi
         result has its level fixed when the test ran, so ``alpha`` must then be None.
@@ -157,17 +157,19 @@ def plot_critical_difference(
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import numpy as np
-    >>> from modelcompare import nemenyi_test, plot_critical_difference, wilcoxon_holm
+    >>> from modelcompare import nemenyi_test, plot_critical_difference, wilcoxon_holm_test
     >>> rng = np.random.default_rng(0)
     >>> scores = np.array([0.8, 0.7, 0.6]) + 0.05 * rng.standard_normal((12, 3))
     >>> ax = plot_critical_difference(nemenyi_test(scores, names=["a", "b", "c"]))
-    >>> ax = plot_critical_difference(wilcoxon_holm(scores), alpha=0.01)
+    >>> ax = plot_critical_difference(wilcoxon_holm_test(scores), alpha=0.01)
     >>> ax.get_title()
     'average ranks; bars: not significantly different (Wilcoxon, holm, α = 0.01)'
     >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
     """
-    check_result_type(result, (NemenyiResult, WilcoxonHolmResult), "nemenyi_test or wilcoxon_holm")
+    check_result_type(
+        result, (NemenyiResult, WilcoxonHolmResult), "nemenyi_test or wilcoxon_holm_test"
+    )
     if isinstance(result, NemenyiResult):
         if alpha is not None:
             msg = (

@@ -10,6 +10,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from modelcompare._foundation.deprecation import renamed_parameters
 from modelcompare._foundation.errors import NotFittedError
 from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import Result, result_class
@@ -355,6 +356,7 @@ def extract_scores(results: Any, *, names: Any = None, scoring: str | None = Non
     return table
 
 
+@renamed_parameters(classifier="is_classifier")
 def split_sizes(
     cv: Any,
     X: Any = None,

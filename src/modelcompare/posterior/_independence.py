@@ -16,6 +16,7 @@ from joblib import Parallel, delayed
 from scipy import stats
 from scipy.special import ndtri
 
+from modelcompare._foundation.deprecation import renamed_parameters
 from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.pvalues import (
     adjust_pvalues,
@@ -136,8 +137,9 @@ class IndependenceResult(TestResult):
     _repr_fields = ("statistic", "pvalue", "method", "n")
 
 
+@renamed_parameters(method="statistic")
 def pit_independence_test(
-    pit_values: Any, *, method: str = "spearman", n_bins: int = 5, pairs: Any = None
+    pit_values: Any, *, statistic: str = "spearman", n_bins: int = 5, pairs: Any = None
 ) -> IndependenceResult:
     """Global test of the pairwise independence of the PIT covariates, Holm over the pairs.
 
@@ -145,7 +147,7 @@ def pit_independence_test(
     ----------
     pit_values : array-like, shape (N, m)
         PIT values (m ≥ 2).
-    method : {"spearman", "kendall", "chi2"}
+    statistic : {"spearman", "kendall", "chi2"}
         Rank correlation (scipy's tests) or the χ² test on a ``n_bins`` × ``n_bins`` table of
         (P_i, P_j) binned at the uniform quantiles (which also sees non-monotone dependence).
     n_bins : int
@@ -182,7 +184,7 @@ def pit_independence_test(
     """
     p = check_pit_values(pit_values)
     n, m = p.shape
-    method = check_choice(method, "method", ("spearman", "kendall", "chi2"))
+    method = check_choice(statistic, "statistic", ("spearman", "kendall", "chi2"))
     n_bins = check_int(n_bins, "n_bins", low=2)
     pair_list = _pairs(m, pairs)
     constant = np.ptp(p, axis=0) == 0

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed
 
+from modelcompare._foundation.deprecation import renamed_parameters
 from modelcompare._foundation.pvalues import (
     adjust_pvalues,
     check_correction,
@@ -384,6 +385,7 @@ class LocalCoverageResult(TestResult):
         return f"{100 * self.confidence_level:g} % pointwise null band (B={self.n_resamples}{corr})"
 
 
+@renamed_parameters(correction="combine")
 def local_coverage_test(
     pit_values: Any,
     x: Any,

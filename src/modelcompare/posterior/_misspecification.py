@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial import cKDTree
 
+from modelcompare._foundation.deprecation import renamed_parameters
 from modelcompare._foundation.pvalues import monte_carlo_pvalue
 from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import TestResult, result_class
@@ -154,11 +155,12 @@ def _mmd_test(
     return t, float(monte_carlo_pvalue(t, null)), null, float(width)
 
 
+@renamed_parameters(method="statistic")
 def misspecification_test(
     x_obs: Any,
     x_sim: Any,
     *,
-    method: str = "knn",
+    statistic: str = "knn",
     n_neighbors: int = 5,
     n_resamples: int = 999,
     seed: SeedLike = None,
@@ -171,7 +173,7 @@ def misspecification_test(
         The observed data, one row per observation (often a single row).
     x_sim : array-like, shape (n_sim, d)
         Data simulated from the prior predictive: θ from the prior, then x from the simulator.
-    method : {"knn", "mmd"}
+    statistic : {"knn", "mmd"}
         ``"knn"``: a conformal test on the distance to the k-th nearest simulation, exact for any
         number of observations. ``"mmd"``: a permutation test of the MMD between ``x_obs`` and
         ``x_sim``, the statistic of sbi's ``calc_misspecification_mmd``; it needs several
@@ -240,7 +242,7 @@ def misspecification_test(
     x_obs = check_samples(x_obs, "x_obs", min_samples=1)
     x_sim = check_samples(x_sim, "x_sim", min_samples=2)
     check_same_width([("x_obs", x_obs), ("x_sim", x_sim)], what="a misspecification test")
-    method = check_choice(method, "method", _METHODS)
+    method = check_choice(statistic, "statistic", _METHODS)
     k = check_int(n_neighbors, "n_neighbors", low=1)
     b = check_int(n_resamples, "n_resamples", low=1)
     rng, seed_used = check_seed(seed)

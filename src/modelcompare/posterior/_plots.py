@@ -1,6 +1,7 @@
 """Plots of the posterior diagnostics (matplotlib imported lazily; nothing is shown or saved).
 
-Every function takes ``ax``/``axes`` (created only when None) and returns them. Bands state their
+Every function takes ``ax`` (one Axes, or an array of them for several panels; created only
+when None) and returns it. Bands state their
 level and type in the legend.
 """
 
@@ -10,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from modelcompare._foundation.deprecation import renamed_parameters
 from modelcompare._foundation.plotting import (
     axes_row,
     check_labels,
@@ -34,10 +36,11 @@ def _labels(m: int, labels: Any) -> list[str]:
     return check_labels(labels, m, [f"z{i + 1}" for i in range(m)])
 
 
+@renamed_parameters(axes="ax")
 def plot_global_pp(
     result: GlobalCoverageResult,
     *,
-    axes: Any = None,
+    ax: Any = None,
     band: str = "both",
     labels: Any = None,
     **kwargs: Any,
@@ -47,7 +50,7 @@ def plot_global_pp(
     Parameters
     ----------
     result : GlobalCoverageResult
-    axes : array of Axes, optional
+    ax : array of Axes, optional
         One per covariate.
     band : {"both", "pointwise", "simultaneous", "none"}
     labels : list of str, optional
@@ -80,34 +83,35 @@ def plot_global_pp(
     band = check_choice(band, "band", BANDS)
     m = result.pp_values.shape[1]
     names = _labels(m, labels)
-    axs = _axes(axes, m, "plot_global_pp")
+    axs = _axes(ax, m, "plot_global_pp")
     a = result.levels
-    for i, ax in enumerate(axs):
+    for i, panel in enumerate(axs):
         if band in ("both", "simultaneous"):
             lo, hi = result.simultaneous_band
-            ax.fill_between(a, lo, hi, color="0.85", label=result.band_label("simultaneous"))
+            panel.fill_between(a, lo, hi, color="0.85", label=result.band_label("simultaneous"))
         if band in ("both", "pointwise"):
             lo, hi = result.pointwise_band
-            ax.fill_between(a, lo, hi, color="0.65", label=result.band_label("pointwise"))
-        ax.plot([0, 1], [0, 1], "k--", lw=1)
-        ax.plot(a, result.pp_values[:, i], **{"color": "C0", **kwargs})
-        ax.set_title(f"{names[i]} (KS p={result.pvalues[i]:.2g})")
-        ax.set_xlabel("credibility level γ")
-        ax.set_ylabel("r̂(γ)")
+            panel.fill_between(a, lo, hi, color="0.65", label=result.band_label("pointwise"))
+        panel.plot([0, 1], [0, 1], "k--", lw=1)
+        panel.plot(a, result.pp_values[:, i], **{"color": "C0", **kwargs})
+        panel.set_title(f"{names[i]} (KS p={result.pvalues[i]:.2g})")
+        panel.set_xlabel("credibility level γ")
+        panel.set_ylabel("r̂(γ)")
     if band != "none":
         axs[0].legend(fontsize="x-small", loc="upper left")
     return axs
 
 
+@renamed_parameters(axes="ax")
 def plot_global_histograms(
-    result: GlobalCoverageResult, *, axes: Any = None, labels: Any = None, **kwargs: Any
+    result: GlobalCoverageResult, *, ax: Any = None, labels: Any = None, **kwargs: Any
 ) -> np.ndarray:
     """Histogram of each PIT covariate with the binomial band of one bin's count.
 
     Parameters
     ----------
     result : GlobalCoverageResult
-    axes : array of Axes, optional
+    ax : array of Axes, optional
         One per covariate.
     labels : list of str, optional
         Panel titles (default z1..zm).
@@ -138,20 +142,20 @@ def plot_global_histograms(
     check_result_type(result, GlobalCoverageResult, "global_coverage_test")
     m = result.hist_counts.shape[1]
     names = _labels(m, labels)
-    axs = _axes(axes, m, "plot_global_histograms")
+    axs = _axes(ax, m, "plot_global_histograms")
     edges = result.bin_edges
     lo, hi = result.hist_band
     corr = ", Bonferroni" if result.band_correction == "bonferroni" else ""
-    for i, ax in enumerate(axs):
-        ax.axhspan(
+    for i, panel in enumerate(axs):
+        panel.axhspan(
             lo,
             hi,
             color="0.85",
             label=f"{100 * result.confidence_level:g} % pointwise (binomial{corr})",
         )
-        ax.stairs(result.hist_counts[:, i], edges, fill=True, **{"alpha": 0.7, **kwargs})
-        ax.set_title(names[i])
-        ax.set_xlabel("PIT")
+        panel.stairs(result.hist_counts[:, i], edges, fill=True, **{"alpha": 0.7, **kwargs})
+        panel.set_title(names[i])
+        panel.set_xlabel("PIT")
     axs[0].set_ylabel("count")
     axs[0].legend(fontsize="x-small")
     return axs
@@ -230,11 +234,12 @@ def plot_local_statistics(
     return ax
 
 
+@renamed_parameters(axes="ax")
 def plot_local_pp(
     result: LocalCoverageResult,
     index: int = 0,
     *,
-    axes: Any = None,
+    ax: Any = None,
     labels: Any = None,
     **kwargs: Any,
 ) -> np.ndarray:
@@ -245,7 +250,7 @@ def plot_local_pp(
     result : LocalCoverageResult
     index : int
         The evaluation point.
-    axes : array of Axes, optional
+    ax : array of Axes, optional
         One per covariate.
     labels : list of str, optional
         Panel titles (default z1..zm).
@@ -281,20 +286,20 @@ def plot_local_pp(
     m, e, _ = result.r_hat.shape
     index = check_int(index, "index", low=0, high=e - 1)
     names = _labels(m, labels)
-    axs = _axes(axes, m, "plot_local_pp")
+    axs = _axes(ax, m, "plot_local_pp")
     a = result.levels
-    for i, ax in enumerate(axs):
-        ax.fill_between(
+    for i, panel in enumerate(axs):
+        panel.fill_between(
             a,
             result.band_low[index],
             result.band_high[index],
             color="0.85",
             label=result.band_label(),
         )
-        ax.plot([0, 1], [0, 1], "k--", lw=1)
-        ax.plot(a, result.r_hat[i, index], **{"color": "C1", **kwargs})
-        ax.set_title(f"{names[i]} at x₀ #{index} (p={result.covariate_pvalues[i, index]:.2g})")
-        ax.set_xlabel("credibility level γ")
+        panel.plot([0, 1], [0, 1], "k--", lw=1)
+        panel.plot(a, result.r_hat[i, index], **{"color": "C1", **kwargs})
+        panel.set_title(f"{names[i]} at x₀ #{index} (p={result.covariate_pvalues[i, index]:.2g})")
+        panel.set_xlabel("credibility level γ")
     axs[0].set_ylabel("r̂(γ | x₀)")
     axs[0].legend(fontsize="x-small", loc="upper left")
     return axs

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from modelcompare._foundation.deprecation import renamed_parameters
 from modelcompare._foundation.pvalues import adjust_pvalues, familywise_pvalue
 from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import TestResult, result_class
@@ -165,11 +166,12 @@ def _rank_uniformity(
     return float(res.statistic), float(res.pvalue)
 
 
+@renamed_parameters(method="statistic")
 def sbc_test(
     ranks: Any,
     n_posterior_samples: int,
     *,
-    method: str = "ks",
+    statistic: str = "ks",
     n_bins: int = 20,
     seed: SeedLike = None,
 ) -> SBCResult:
@@ -181,7 +183,7 @@ def sbc_test(
         From :func:`sbc_ranks`.
     n_posterior_samples : int
         S, the posterior draws behind each rank.
-    method : {"ks", "chi2"}
+    statistic : {"ks", "chi2"}
         ``"ks"``: KS of the randomised ranks (r + V)/(S + 1), V ~ U(0, 1), which are exactly
         U(0, 1) under calibration (sbi compares the raw ranks with a continuous U(0, S), which is not
         exact for discrete ranks). ``"chi2"``: Pearson χ² on ``n_bins`` groups of consecutive ranks.
@@ -206,7 +208,7 @@ def sbc_test(
     >>> res = sbc_test(ranks, 50, seed=1)
     >>> res.statistics.shape, bool(res.pvalue > 0.05)
     ((2,), True)
-    >>> bool(sbc_test(ranks, 50, method="chi2").pvalue > 0.05)
+    >>> bool(sbc_test(ranks, 50, statistic="chi2").pvalue > 0.05)
     True
     """
     r = check_samples(ranks, "ranks", min_samples=2)
@@ -214,7 +216,7 @@ def sbc_test(
     if r.min() < 0 or r.max() > s or np.any(r != np.round(r)):
         msg = f"`ranks` must be integers in [0, {s}]."
         raise ValueError(msg)
-    method = check_choice(method, "method", ("ks", "chi2"))
+    method = check_choice(statistic, "statistic", ("ks", "chi2"))
     n_bins = check_int(n_bins, "n_bins", low=2)
     rng, seed_used = check_seed(seed)
     res = [_rank_uniformity(r[:, j], s, method, n_bins, rng) for j in range(r.shape[1])]
@@ -234,13 +236,14 @@ def sbc_test(
     )
 
 
+@renamed_parameters(method="statistic")
 def sbc(
     flow: Any,
     theta: Any,
     x: Any,
     *,
     n_posterior_samples: int = 100,
-    method: str = "ks",
+    statistic: str = "ks",
     seed: SeedLike = None,
 ) -> SBCResult:
     """SBC in one call: ranks from ``flow.sample`` and their uniformity test.
@@ -256,7 +259,7 @@ def sbc(
         Pairs drawn from the prior and the simulator.
     n_posterior_samples : int
         S, posterior draws per pair.
-    method : {"ks", "chi2"}
+    statistic : {"ks", "chi2"}
         See :func:`sbc_test`.
     seed : int, Generator or None
         Seeds the posterior draws and the test.
@@ -283,5 +286,5 @@ def sbc(
     rng, seed_used = check_seed(seed)
     a, b = rng.spawn(2)
     ranks = sbc_ranks(flow, theta, x, n_posterior_samples=n_posterior_samples, seed=a)
-    res = sbc_test(ranks, n_posterior_samples, method=method, seed=b)
+    res = sbc_test(ranks, n_posterior_samples, statistic=statistic, seed=b)
     return dataclasses.replace(res, seed_used=seed_used)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from modelcompare._foundation.deprecation import renamed_parameters
 from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
@@ -120,13 +121,14 @@ def area_to_curve(levels: np.ndarray, ecp: np.ndarray) -> float:
     return float(np.trapezoid(curve - grid, grid))
 
 
+@renamed_parameters(references="reference_points")
 def tarp(
     flow: Any,
     theta: Any,
     x: Any,
     *,
     n_posterior_samples: int = 100,
-    references: Any = None,
+    reference_points: Any = None,
     n_levels: int | None = None,
     z_score: bool = True,
     convention: str = "modelcompare",
@@ -142,7 +144,7 @@ def tarp(
         Pairs drawn from the prior and the simulator.
     n_posterior_samples : int
         S posterior draws per pair.
-    references : array-like, shape (N, m), optional
+    reference_points : array-like, shape (N, m), optional
         θ_r per pair; default uniform over the bounding box of ``theta`` (as sbi does).
     n_levels : int, optional
         Points of the level grid. ``"modelcompare"``: the grid linspace(0, 1, n_levels), 101
@@ -165,7 +167,7 @@ def tarp(
     Raises
     ------
     ValueError
-        If ``convention`` is not ``"modelcompare"`` or ``"sbi"``, or ``references`` does not have
+        If ``convention`` is not ``"modelcompare"`` or ``"sbi"``, or ``reference_points`` does not have
         the shape of ``theta``.
 
     Notes
@@ -233,13 +235,13 @@ def tarp(
     grid_shape = (theta.shape[0], n_levels) if convention == "modelcompare" else (n_levels,)
     check_memory(estimate_array_bytes(grid_shape, bool), "the ECP curve", "n_levels")
     draws = draw_posterior(flow, x, s, s_draws, theta.shape[1])
-    if references is None:
+    if reference_points is None:
         lo, hi = theta.min(axis=0), theta.max(axis=0)
         refs = lo + (hi - lo) * s_ref.uniform(size=theta.shape)
     else:
-        refs = check_samples(references, "references", min_samples=1)
+        refs = check_samples(reference_points, "reference_points", min_samples=1)
         if refs.shape != theta.shape:
-            msg = f"`references` must have shape {theta.shape}; got {refs.shape}."
+            msg = f"`reference_points` must have shape {theta.shape}; got {refs.shape}."
             raise ValueError(msg)
     if z_score:
         if convention == "modelcompare":

@@ -22,6 +22,7 @@ from modelcompare.relative._driver import (
     optimize_locations,
     relative_test,
 )
+from modelcompare.relative._legacy import accepts_legacy_optimizer_arguments
 from modelcompare.relative._optimize import (
     Bounds,
     CritGrad,
@@ -327,6 +328,7 @@ class FSSDFeatures(FeatureMap):
         }
 
 
+@accepts_legacy_optimizer_arguments
 def optimize_fssd(
     p: Any,
     q: Any,
@@ -386,6 +388,7 @@ def optimize_fssd(
     return cast(FSSDParams, optimize_locations(features, rng, settings))
 
 
+@accepts_legacy_optimizer_arguments
 def rel_fssd(
     p: Any,
     q: Any,

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from modelcompare._foundation.deprecation import renamed_parameters
 from modelcompare._foundation.resources import check_memory
 from modelcompare._foundation.results import Result, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
@@ -83,6 +84,7 @@ class PowerCriterionMap(Result):
 
     _repr_fields: ClassVar[tuple[str, ...]] = ("test", "bandwidth", "reg", "n")
 
+    @renamed_parameters(k="n_locations")
     def best(self, n_locations: int = 1) -> np.ndarray:
         """Indices of the ``n_locations`` candidates with the largest criterion (most evidence
         that Q fits better); use ``-criterion`` yourself for P."""

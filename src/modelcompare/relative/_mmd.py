@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from modelcompare._foundation.deprecation import renamed_parameters
 from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.resources import check_memory
 from modelcompare._foundation.results import TestResult, result_class
@@ -485,13 +486,14 @@ def _rel_mmd_iv(
     if kernel is not None and not callable(kernel):
         msg = f"`kernel` must be callable (a, b) -> Gram matrix; got {type(kernel).__name__}."
         raise TypeError(msg)
-    method = check_choice(method, "method", BANDWIDTH_METHODS)
+    method = check_choice(method, "bandwidth_method", BANDWIDTH_METHODS)
     subsample = check_bool(subsample, "subsample")
     if chunk_size is not None:
         chunk_size = check_int(chunk_size, "chunk_size", low=1)
     return x, y, z, bandwidth, kernel, method, subsample, chunk_size
 
 
+@renamed_parameters(method="bandwidth_method")
 def rel_mmd(
     x: Any,
     y: Any,
@@ -499,7 +501,7 @@ def rel_mmd(
     *,
     bandwidth: float | None = None,
     kernel: Kernel | None = None,
-    method: str = "kmod",
+    bandwidth_method: str = "kmod",
     subsample: bool = False,
     seed: SeedLike = None,
     chunk_size: int | None = None,
@@ -521,12 +523,12 @@ def rel_mmd(
     bandwidth : float, optional
         Gaussian width σ in exp(−‖a − b‖² / (2σ²)); the reference code's parameter is σ² =
         ``bandwidth**2`` (reported as ``sigma2``). Default: Bounliphone et al.'s median heuristic
-        (see ``method``) on the full samples.
+        (see ``bandwidth_method``) on the full samples.
     kernel : callable, optional
         Any symmetric kernel ``kernel(a, b) -> Gram matrix``, e.g.
         :class:`~modelcompare.kernels.PolynomialKernel` (see
         :func:`~modelcompare.relative.relative_kid`). Mutually exclusive with ``bandwidth``.
-    method : {"kmod", "matlab"}
+    bandwidth_method : {"kmod", "matlab"}
         Median heuristic used when neither ``bandwidth`` nor ``kernel`` is given, on the same
         ≤ 1000 random rows of x, y and z. ``"kmod"`` (default, the translation used for the
         experiments of Jitkrittum et al. 2018): σ² = ½ · mean(√median‖y_i − z_j‖²,
@@ -599,7 +601,7 @@ def rel_mmd(
     True
     """
     x, y, z, bandwidth, kernel, method, subsample, chunk_size = _rel_mmd_iv(
-        x, y, z, bandwidth, kernel, method, subsample, chunk_size
+        x, y, z, bandwidth, kernel, bandwidth_method, subsample, chunk_size
     )
     rng, seed_used = check_seed(seed)
     subsampled = False
@@ -607,19 +609,19 @@ def rel_mmd(
         (x, y, z), subsampled = _subsample_equal([x, y, z], rng)
     n = _equal_rows(x, y, z, what="Rel-MMD")
 
-    bandwidth_method: str | None = None
+    width_source: str | None = None
     if kernel is None:
         if bandwidth is None:
             bandwidth = check_heuristic_bandwidth(
                 _bounliphone_bandwidth(x, y, z, method=method, seed=rng),
                 "Bounliphone et al.'s median heuristic",
             )
-            bandwidth_method = method
+            width_source = method
         else:
-            bandwidth_method = "given"
+            width_source = "given"
         kernel = GaussianKernel(bandwidth)
     elif isinstance(kernel, GaussianKernel):
-        bandwidth, bandwidth_method = float(kernel.bandwidth), "given"
+        bandwidth, width_source = float(kernel.bandwidth), "given"
 
     moments = rel_mmd_moments(x, y, z, kernel, chunk_size=chunk_size)
     statistic = math.sqrt(n) * (moments["mmd2_p"] - moments["mmd2_q"])
@@ -644,7 +646,7 @@ def rel_mmd(
         kernel=repr(kernel),
         bandwidth=None if bandwidth is None else float(bandwidth),
         sigma2=None if bandwidth is None else float(bandwidth) ** 2,
-        bandwidth_method=bandwidth_method,
+        bandwidth_method=width_source,
         degenerate=degenerate,
         subsampled=subsampled,
         seed_used=seed_used,

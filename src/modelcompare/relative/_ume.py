@@ -25,6 +25,7 @@ from modelcompare.relative._driver import (
     optimize_locations,
     relative_test,
 )
+from modelcompare.relative._legacy import accepts_legacy_optimizer_arguments
 from modelcompare.relative._optimize import (
     Bounds,
     CritGrad,
@@ -311,6 +312,7 @@ class UMEFeatures(FeatureMap):
         return {**witness_fields(stats), "u2_p": stats.u2_p, "u2_q": stats.u2_q}
 
 
+@accepts_legacy_optimizer_arguments
 def optimize_ume(
     x: Any,
     y: Any,
@@ -384,6 +386,7 @@ def optimize_ume(
     return cast(UMEParams, optimize_locations(features, rng, settings))
 
 
+@accepts_legacy_optimizer_arguments
 def rel_ume(
     x: Any,
     y: Any,

@@ -22,16 +22,19 @@ if TYPE_CHECKING:
         plot_posterior_ranking,
         rank_posteriors,
     )
-    from modelcompare.workflows._report import CheckOutcome, PosteriorReport
+    from modelcompare.workflows._report import CheckOutcome, PosteriorValidationResult
     from modelcompare.workflows._validate import ReferenceC2STResult, validate_posterior
 
-__getattr__, __dir__, _public = attach(__name__, __file__)
+#: Old public names (still served, with a ``FutureWarning`` naming the new one; not in ``__all__``).
+_RENAMED = {"PosteriorReport": "PosteriorValidationResult"}
+
+__getattr__, __dir__, _public = attach(__name__, __file__, _RENAMED)
 
 __all__ = [
     "CheckOutcome",
     "PosteriorComparisonResult",
     "PosteriorRankingResult",
-    "PosteriorReport",
+    "PosteriorValidationResult",
     "ReferenceC2STResult",
     "check_names",
     "compare_posteriors",

@@ -15,7 +15,7 @@ from modelcompare._foundation.task_seeds import task_seed
 from modelcompare.workflows._checks import REGISTRY, Check, ReportInputs, select
 from modelcompare.workflows._checks._figures import check_parameter_names
 from modelcompare.workflows._planning import AUTO_ALPHA, plan_resamples, pvalue_floors
-from modelcompare.workflows._report import CheckOutcome, PosteriorReport
+from modelcompare.workflows._report import CheckOutcome, PosteriorValidationResult
 
 __all__ = ["build_report", "check_stream"]
 
@@ -47,8 +47,8 @@ def build_report(
     input_hash: str = "",
     progress: bool = False,
     registry: Sequence[Check] = REGISTRY,
-) -> PosteriorReport:
-    """Run the selected checks of ``registry`` on ``inputs``; one :class:`PosteriorReport`.
+) -> PosteriorValidationResult:
+    """Run the selected checks of ``registry`` on ``inputs``; one :class:`PosteriorValidationResult`.
 
     Each check is skipped with its reason when ``inputs`` miss one of its needs; the resampling
     checks that run get the B :func:`plan_resamples` chooses at level ``alpha``
@@ -84,7 +84,7 @@ def _build(
     input_hash: str,
     progress: bool,
     registry: Sequence[Check],
-) -> PosteriorReport:
+) -> PosteriorValidationResult:
     selected = select(checks, registry)
     reasons = {c.name: c.skip_reason(inputs) for c in selected}
     running = [c for c in selected if reasons[c.name] is None]
@@ -125,7 +125,7 @@ def _build(
     settings["parameter_names"] = list(
         check_parameter_names(settings.get("parameter_names"), inputs.n_params)
     )
-    return PosteriorReport(
+    return PosteriorValidationResult(
         outcomes=tuple(outcomes),
         n=inputs.n,
         n_params=inputs.n_params,

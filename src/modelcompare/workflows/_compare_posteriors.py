@@ -430,18 +430,32 @@ _VERDICT_MARKERS = {"first": "^", "second": "v", "neither": "o"}
 
 
 def _where_profile(
-    ax: Any, result: PosteriorComparisonResult, verdict: np.ndarray, label: str, **kw: Any
+    ax: Any,
+    result: PosteriorComparisonResult,
+    verdict: np.ndarray,
+    label: str,
+    confidence_level: float,
+    **kw: Any,
 ) -> None:
-    """One x coordinate: the local means along it, with their unadjusted 95 % t intervals."""
+    """One x coordinate: the local means along it, with their unadjusted t intervals."""
     from scipy import stats
 
     order = np.argsort(result.x_eval[:, 0], kind="stable")
     xs = result.x_eval[order, 0]
     stat = result.local_statistics[order]
-    half = stats.t.ppf(0.975, result.n_neighbors - 1) * result.local_standard_errors[order]
+    half = (
+        stats.t.ppf(0.5 + confidence_level / 2, result.n_neighbors - 1)
+        * result.local_standard_errors[order]
+    )
     style = {"color": "0.4", "lw": 1} | kw
     ax.plot(xs, stat, **style)
-    ax.fill_between(xs, stat - half, stat + half, color="0.85", label="95 % interval (unadjusted)")
+    ax.fill_between(
+        xs,
+        stat - half,
+        stat + half,
+        color="0.85",
+        label=f"{round(100 * confidence_level, 2):g} % interval (unadjusted)",
+    )
     for name, marker in _VERDICT_MARKERS.items():
         sel = verdict[order] == name
         color = {"first": "C0", "second": "C3", "neither": "0.5"}[name]
@@ -488,6 +502,7 @@ def plot_posterior_comparison(
     *,
     ax: Any = None,
     alpha: float = 0.05,
+    confidence_level: float = 0.95,
     **kwargs: Any,
 ) -> Any:
     """The where-map of :func:`compare_posteriors`: which estimator is closer at each x_eval.
@@ -495,8 +510,8 @@ def plot_posterior_comparison(
     Each evaluation point is drawn with its verdict from
     :meth:`~PosteriorComparisonResult.where` at ``alpha`` (after the result's multiplicity
     correction): ▲ ``first`` is closer, ▼ ``second`` is closer, ● neither is shown to be. With
-    one x coordinate, the local mean score difference is drawn along x with its unadjusted 95 %
-    t interval; with two or more, the points sit at their first two coordinates and are coloured
+    one x coordinate, the local mean score difference is drawn along x with its unadjusted t
+    interval at ``confidence_level``; with two or more, the points sit at their first two coordinates and are coloured
     by the local mean (blue: ``first`` is closer, red: ``second``).
 
     Parameters
@@ -507,6 +522,8 @@ def plot_posterior_comparison(
         Where to draw; a new figure when None.
     alpha : float
         The level of the verdicts.
+    confidence_level : float
+        The coverage of the intervals drawn with one x coordinate.
     **kwargs
         Passed to ``Axes.plot`` (one coordinate) or ``Axes.scatter`` (two or more).
 
@@ -540,7 +557,8 @@ def plot_posterior_comparison(
     unit = "nats" if result.scoring_rule == "log" else "energy units"
     label = f"local mean difference ({unit}); > 0: first closer"
     if result.x_eval.shape[1] == 1:
-        _where_profile(ax, result, verdict, label, **kwargs)
+        level = check_alpha(confidence_level, "confidence_level")
+        _where_profile(ax, result, verdict, label, level, **kwargs)
     else:
         _where_map(ax, result, verdict, label, **kwargs)
     legend = ax.get_legend()

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from modelcompare._foundation.deprecation import renamed_parameters
 from modelcompare._foundation.seeds import SeedLike
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
@@ -27,7 +28,7 @@ from modelcompare.workflows._inputs import (
     input_hash,
     regressor_name,
 )
-from modelcompare.workflows._report import PosteriorReport
+from modelcompare.workflows._report import PosteriorValidationResult
 
 __all__ = ["report_from_arrays"]
 
@@ -45,6 +46,7 @@ _MISSING = {
 }
 
 
+@renamed_parameters(draws="posterior_samples", reference_samples="posterior_samples_at_reference")
 def report_from_arrays(
     *,
     pit_values: Any = None,
@@ -67,8 +69,8 @@ def report_from_arrays(
     seed: SeedLike = None,
     n_jobs: int | None = None,
     parameter_names: Sequence[str] | None = None,
-) -> PosteriorReport:
-    """A :class:`PosteriorReport` from precomputed inputs (the command line's ``report``).
+) -> PosteriorValidationResult:
+    """A :class:`PosteriorValidationResult` from precomputed inputs (the command line's ``report``).
 
     PIT values (with ``x``) feed the PIT checks; SBC ranks (with ``n_posterior_samples``) feed
     SBC; ``posterior_samples``, the posterior's draws of shape (N, S, m) with their ``theta``,

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from modelcompare._foundation.plotting import check_result_type, new_axes
-from modelcompare._foundation.results import CollectionTestResult, result_class
+from modelcompare._foundation.results import CollectionTestResult, check_alpha, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, spawn
 from modelcompare._foundation.validation import check_fraction, check_n_jobs
 from modelcompare.cv import adjust_pvalues
@@ -227,6 +227,7 @@ def plot_posterior_ranking(
     result: PosteriorRankingResult,
     *,
     ax: Any = None,
+    alpha: float = 0.05,
     confidence_level: float = 0.95,
     **kwargs: Any,
 ) -> Any:
@@ -234,7 +235,7 @@ def plot_posterior_ranking(
 
     One row per pair of ``result.table``: the mean difference (positive: the first-named
     estimator is closer) and its unadjusted interval at ``confidence_level``; pairs whose adjusted
-    p-value is ≤ 0.05 are drawn filled.
+    p-value is ≤ ``alpha`` are drawn filled.
 
     Parameters
     ----------
@@ -242,6 +243,8 @@ def plot_posterior_ranking(
         From :func:`rank_posteriors`.
     ax : matplotlib Axes, optional
         Where to draw; a new figure when None.
+    alpha : float
+        The level of the verdicts: pairs rejected at ``alpha`` (adjusted p-value) are marked.
     confidence_level : float
         The interval's coverage.
     **kwargs
@@ -275,9 +278,15 @@ def plot_posterior_ranking(
     ax.errorbar(
         stat, y, xerr=err, label=f"{round(100 * confidence_level, 2):g} % interval", **style
     )
-    significant = table["pvalue_adjusted"].to_numpy() <= 0.05
+    alpha = check_alpha(alpha)
+    significant = table["pvalue_adjusted"].to_numpy() <= alpha
     ax.scatter(
-        stat[significant], y[significant], s=60, color="C3", zorder=3, label="adjusted p ≤ 0.05"
+        stat[significant],
+        y[significant],
+        s=60,
+        color="C3",
+        zorder=3,
+        label=f"adjusted p ≤ {alpha:g}",
     )
     ax.axvline(0.0, color="0.5", lw=1, ls="--")
     ax.set_yticks(y, [f"{a} − {b}" for a, b in zip(table["first"], table["second"], strict=True)])

@@ -19,15 +19,15 @@ from modelcompare._foundation.results import Result, check_alpha, result_class, 
 from modelcompare._foundation.validation import check_bool, check_output_path
 from modelcompare.workflows._checks._figures import observation_label
 
-__all__ = ["CheckOutcome", "PosteriorReport"]
+__all__ = ["CheckOutcome", "PosteriorValidationResult"]
 
 
 @result_class
 class CheckOutcome(Result):
-    """One check of a :class:`PosteriorReport`: its result, or the reason it was skipped.
+    """One check of a :class:`PosteriorValidationResult`: its result, or the reason it was skipped.
 
     ``score`` marks a score rather than a test: it is shown, but never enters
-    :meth:`PosteriorReport.failures`, the verdict or the correction across checks. ``family``
+    :meth:`PosteriorValidationResult.failures`, the verdict or the correction across checks. ``family``
     is ``"posterior"`` (Holm across the posterior's checks) or ``"simulator"`` (a family of its
     own: whether the observed data are typical of the simulator).
     """
@@ -50,7 +50,7 @@ class CheckOutcome(Result):
 
 
 @result_class
-class PosteriorReport(Result):
+class PosteriorValidationResult(Result):
     """The checks of a posterior estimator, with one verdict (the report protocol).
 
     Attributes
@@ -383,7 +383,7 @@ def _figure_uri(draw: Any) -> str | None:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _draw(outcome: CheckOutcome, report: PosteriorReport, alpha: float) -> Any:
+def _draw(outcome: CheckOutcome, report: PosteriorValidationResult, alpha: float) -> Any:
     """A function of a figure drawing one check's result, or None (the check's ``draw``).
 
     The draw gets a :class:`FigureContext` with the table's decision on the check, so that its
@@ -399,7 +399,7 @@ def _draw(outcome: CheckOutcome, report: PosteriorReport, alpha: float) -> Any:
     return lambda fig: call_draw(check.draw, fig, outcome.result, context)
 
 
-def _context(outcome: CheckOutcome, report: PosteriorReport, alpha: float) -> Any:
+def _context(outcome: CheckOutcome, report: PosteriorValidationResult, alpha: float) -> Any:
     from modelcompare.workflows._checks._figures import FigureContext
 
     x_eval = report.settings.get("x_eval")
@@ -439,7 +439,7 @@ def comparison_sentence(comparison: Any, alpha: float) -> str:
     )
 
 
-def _findings_html(report: PosteriorReport, alpha: float) -> str:
+def _findings_html(report: PosteriorValidationResult, alpha: float) -> str:
     """What is wrong and what to do: one item per finding (nothing when every check passes)."""
     if not report.failures(alpha):
         return ""
@@ -459,7 +459,7 @@ def _findings_html(report: PosteriorReport, alpha: float) -> str:
     )
 
 
-def _points_html(report: PosteriorReport) -> str:
+def _points_html(report: PosteriorValidationResult) -> str:
     """The evaluation points of the local checks, by their rounded and full coordinates."""
     from modelcompare.workflows._checks._figures import point_label
 
@@ -479,7 +479,7 @@ def _points_html(report: PosteriorReport) -> str:
     )
 
 
-def _warnings_html(report: PosteriorReport) -> str:
+def _warnings_html(report: PosteriorValidationResult) -> str:
     """Every warning raised while the report was built."""
     if not report.warnings:
         return ""
@@ -489,7 +489,7 @@ def _warnings_html(report: PosteriorReport) -> str:
     return f'<section id="warnings"><h2>warnings</h2><ul class="warn">{items}</ul></section>'
 
 
-def render_html(report: PosteriorReport, *, alpha: float) -> str:
+def render_html(report: PosteriorValidationResult, *, alpha: float) -> str:
     """The report as one HTML page with inline CSS and base64 PNG figures."""
     esc = html.escape
     failed = set(report.failures(alpha))

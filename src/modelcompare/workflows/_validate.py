@@ -34,7 +34,7 @@ from modelcompare.workflows._inputs import (
 )
 from modelcompare.workflows._planning import MIN_RESAMPLES
 from modelcompare.workflows._reference_c2st import ReferenceC2STResult, check_reference
-from modelcompare.workflows._report import PosteriorReport
+from modelcompare.workflows._report import PosteriorValidationResult
 
 __all__ = [
     "CHECKS",
@@ -140,7 +140,7 @@ def validate_posterior(
     progress: bool = False,
     compare_with: Any = None,
     parameter_names: Sequence[str] | None = None,
-) -> PosteriorReport:
+) -> PosteriorValidationResult:
     """Validate a posterior estimator on calibration pairs: every check, one report.
 
     Runs, on calibration pairs (θ_n, x_n) drawn from the prior and the simulator: SBC ranks and
@@ -231,7 +231,7 @@ def validate_posterior(
 
     Returns
     -------
-    PosteriorReport
+    PosteriorValidationResult
         ``checks`` (a table), ``failures(alpha)`` (Holm across checks; the misspecification
         check first, by its own p-value), ``summary()``, ``scores`` (the per-parameter scores,
         a DataFrame), ``to_dict()``, ``to_json(path)``, ``to_html(path)``.
@@ -247,7 +247,7 @@ def validate_posterior(
     -----
     Multiplicity: a check's overall p-value is the smallest Holm-adjusted p-value over its
     evaluation points (Holm 1979), after Bonferroni over the covariates (local coverage) or the
-    K = m(m − 1)/2 pairs (local independence); :meth:`PosteriorReport.failures` adjusts the
+    K = m(m − 1)/2 pairs (local independence); :meth:`PosteriorValidationResult.failures` adjusts the
     overall p-values once more by Holm across the C checks that ran. A Monte Carlo p-value
     (1 + #{T⁽ᵇ⁾ ≥ T}) / (1 + B) is at least 1/(B + 1), so the smallest adjusted p-value of the
     local coverage check is m·E·C/(B + 1), and it can reject at 0.05 only if

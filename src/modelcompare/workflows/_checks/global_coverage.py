@@ -26,7 +26,7 @@ def draw(fig: Any, result: Any, context: FigureContext) -> None:
     m = min(len(result.statistics), 4)
     axes = np.atleast_1d(fig.subplots(1, m))
     names = list(context.parameter_names[: len(result.statistics)])
-    plot_global_pp(result, axes=axes[:m], labels=names[:m])
+    plot_global_pp(result, ax=axes[:m], labels=names[:m])
     adjusted = context.point_pvalues(result.pvalues_adjusted)
     for i, ax in enumerate(axes[:m]):
         ax.set_title(f"{names[i]} (adjusted p = {adjusted[i]:.2g})", fontsize=9)

@@ -54,7 +54,7 @@ def draw(fig: Any, result: Any, context: FigureContext) -> None:
     names = list(context.parameter_names[:m])
     axes = np.atleast_1d(fig.subplots(1, m + 1))
     worst = int(np.argmin(result.pvalues))
-    plot_local_pp(result, worst, axes=axes[:m], labels=names)
+    plot_local_pp(result, worst, ax=axes[:m], labels=names)
     # Bonferroni over the covariates, then the check's correction across the points and checks
     covariate = np.minimum(1.0, m * np.asarray(result.covariate_pvalues, dtype=float)[:, worst])
     point_p = context.point_pvalues(result.pvalues_adjusted)
