@@ -9,7 +9,7 @@ need them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from modelcompare._foundation.version import __version__
 from modelcompare._lazy import attach
@@ -52,14 +52,17 @@ if TYPE_CHECKING:
     # Rel-MMD, KID, FID
     from modelcompare.relative import (
         FIDResult,
+        FIDStats,
         KIDResult,
         RelFIDResult,
+        RelKIDResult,
         RelMMDResult,
         fid,
         kid,
+        load_fid_stats,
+        rel_fid,
+        rel_kid,
         rel_mmd,
-        relative_fid,
-        relative_kid,
     )
 
     # posterior diagnostics
@@ -180,5 +183,23 @@ if TYPE_CHECKING:
         rank_posteriors,
     )
 
-__getattr__, __dir__, _public = attach(__name__, __file__)
+_lazy_getattr, __dir__, _public = attach(__name__, __file__)
 __all__ = ["__version__", *_public]
+
+#: Earlier spellings, still served with a FutureWarning naming the new one (not in ``__all__``).
+_RENAMED = {"relative_kid": "rel_kid", "relative_fid": "rel_fid"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        import warnings
+
+        new = _RENAMED[name]
+        warnings.warn(
+            f"`modelcompare.{name}` is renamed `{new}`; the old name will be removed in a "
+            "future release.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return _lazy_getattr(new)
+    return _lazy_getattr(name)

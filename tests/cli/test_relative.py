@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 import modelcompare.relative
 from modelcompare.cli import app
-from modelcompare.relative import rel_mmd, relative_fid, relative_kid
+from modelcompare.relative import rel_fid, rel_kid, rel_mmd
 
 
 @pytest.fixture
@@ -82,8 +82,10 @@ def test_kid_json(files):
     out = _run("relative", paths["p"], paths["q"], paths["r"], "--test", "kid", "--json")
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
-    assert payload["statistic"] == pytest.approx(relative_kid(x, y, z).statistic, rel=1e-12)
-    assert payload["bandwidth"] is None
+    want = rel_kid(x, y, z)
+    assert payload["statistic"] == pytest.approx(want.statistic, rel=1e-12)
+    assert payload["variance"] == pytest.approx(want.variance, rel=1e-12)
+    assert payload["variance_method"] == "ustat"
 
 
 def test_fid_json_and_fail_on_reject(files):
@@ -104,7 +106,7 @@ def test_fid_json_and_fail_on_reject(files):
     out = _run(*args)
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
-    want = relative_fid(x, y, z, n_blocks=5, seed=1)
+    want = rel_fid(x, y, z, n_blocks=5, seed=1)
     assert payload["statistic"] == pytest.approx(want.statistic, rel=1e-12)
     assert payload["pvalue"] == pytest.approx(want.pvalue)
     assert payload["params"] == {"n_blocks": 5}

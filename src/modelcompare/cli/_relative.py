@@ -104,10 +104,10 @@ def relative_command(
         result = relative.rel_mmd(x, y, z, seed=seed, **params)
     elif test == "kid":
         params = {"subsample": bool(subsample)}
-        result = relative.relative_kid(x, y, z, seed=seed, **params)
+        result = relative.rel_kid(x, y, z, seed=seed, **params)
     else:
         params = {"n_blocks": 10 if n_blocks is None else n_blocks}
-        result = relative.relative_fid(x, y, z, seed=seed, **params)
+        result = relative.rel_fid(x, y, z, seed=seed, **params)
     emit(
         test=f"relative-{test}",
         result=result,
