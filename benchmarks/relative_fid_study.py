@@ -1,4 +1,4 @@
-"""Size and power of ``relative_fid`` (the block t-test), and its time at d = 2048 (α = 0.05).
+"""Size and power of ``rel_fid`` (the block t-test), and its time at d = 2048 (α = 0.05).
 
 Cases (R = N(0, I_d) throughout; x, y, z independent with n rows each):
 
@@ -7,9 +7,9 @@ Cases (R = N(0, I_d) throughout; x, y, z independent with n rows each):
 - ``shift``: P = N(δ e₁, I), Q = R: power against a mean shift (δ set per d, see ``--delta``);
 - ``spread``: P = N(0, s² I), Q = R: power against a covariance change.
 
-Each replicate draws fresh data and calls ``relative_fid(x, y, z, seed=rng)`` with the default
+Each replicate draws fresh data and calls ``rel_fid(x, y, z, seed=rng)`` with the default
 ``n_blocks=10``; the rejection rate at α = 0.05 is reported with its binomial standard error.
-``--time`` instead times ``relative_fid`` and ``relative_kid`` once each on n = 10,000 rows per
+``--time`` instead times ``rel_fid`` and ``rel_kid`` once each on n = 10,000 rows per
 sample at d = 2048 (one thread).
 
 Run:  ``python benchmarks/relative_fid_study.py --d 10 --n 1000 --reps 500``
@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from modelcompare import relative_fid, relative_kid
+from modelcompare import rel_fid, rel_kid
 
 ALPHA = 0.05
 
@@ -65,7 +65,7 @@ def study(
         hits = 0
         for _ in range(reps):
             x, y, z = _draw(case, rng, n, d, delta, spread)
-            hits += relative_fid(x, y, z, seed=rng).decision(ALPHA)
+            hits += rel_fid(x, y, z, seed=rng).decision(ALPHA)
         rate = hits / reps
         se = math.sqrt(rate * (1 - rate) / reps)
         extra = {"shift": f" (δ = {delta})", "spread": f" (s = {spread})"}.get(case, "")
@@ -83,8 +83,8 @@ def timing(seed: int) -> None:
     y = np.abs(rng.normal(size=(n, d)) @ mix * 1.02)
     z = np.abs(rng.normal(size=(n, d)) @ mix)
     for name, fn in (
-        ("relative_fid (defaults)", lambda: relative_fid(x, y, z, seed=0)),
-        ("relative_kid (defaults)", lambda: relative_kid(x, y, z)),
+        ("rel_fid (defaults)", lambda: rel_fid(x, y, z, seed=0)),
+        ("rel_kid (defaults)", lambda: rel_kid(x, y, z)),
     ):
         start = time.perf_counter()
         res = fn()

@@ -33,7 +33,7 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 from modelcompare import DegenerateDataWarning
-from modelcompare.relative import rel_mmd, relative_fid, relative_kid
+from modelcompare.relative import rel_fid, rel_kid, rel_mmd
 
 ALPHA = 0.05
 Sampler = Callable[[int, np.random.Generator], tuple[np.ndarray, np.ndarray, np.ndarray]]
@@ -122,9 +122,9 @@ def study(
             if test == "rel-mmd":
                 res = rel_mmd(x, y, z, seed=rng)
             elif test == "rel-kid":
-                res = relative_kid(x, y, z)
+                res = rel_kid(x, y, z)
             else:
-                res = relative_fid(x, y, z, n_blocks=n_blocks, seed=rng)
+                res = rel_fid(x, y, z, n_blocks=n_blocks, seed=rng)
         rejections += res.decision(ALPHA)
         degenerate += res.degenerate
     secs = time.perf_counter() - start

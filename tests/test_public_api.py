@@ -87,10 +87,8 @@ CALLS: dict[str, Callable[[], Any]] = {
         _gaussian_density(0.0), _gaussian_density(0.5), _normal(seed=2), seed=0
     ),
     "rel_mmd": lambda: mc.rel_mmd(_normal(), _normal(shift=0.5, seed=1), _normal(seed=2), seed=0),
-    "relative_kid": lambda: mc.relative_kid(
-        _normal(), _normal(shift=0.5, seed=1), _normal(seed=2), seed=0
-    ),
-    "relative_fid": lambda: mc.relative_fid(
+    "rel_kid": lambda: mc.rel_kid(_normal(), _normal(shift=0.5, seed=1), _normal(seed=2), seed=0),
+    "rel_fid": lambda: mc.rel_fid(
         _normal(), _normal(shift=0.5, seed=1), _normal(seed=2), n_blocks=4, seed=0
     ),
     "fid": lambda: mc.fid(_normal(), _normal(seed=1)),
@@ -439,6 +437,7 @@ PART_SPECIFIC: dict[str, str] = {
     "locs_bounds_frac": "relative: OptimizerOptions' box on the locations",
     "bandwidth_bounds": "relative: OptimizerOptions' bounds on the width",
     "test": "relative and experiments: the test an option set or a power study is for",
+    "scheme": "relative: how rel_fid gets its standard error (jackknife or blocks)",
     # posterior
     "atol": "posterior: check_flow's tolerance",
     "band": "posterior: which band plot_global_pp draws",
@@ -637,7 +636,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
         "a plot of two models": (("a", "b"), ("plot_posterior",)),
     },
     "method": {
-        "FID's matrix square root": ("eigh", ("fid", "relative_fid")),
+        "FID's matrix square root": ("eigh", ("fid", "rel_fid")),
         "a paired mean": ("t", ("compare_posteriors", "rank_posteriors")),
     },
     "statistic": {
@@ -650,6 +649,10 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
         "the kNN regressor": (150, ("NearestNeighborRegressor",)),
         "the misspecification test's typicality score": (5, ("misspecification_test",)),
         "compare_posteriors' where-map": (None, ("compare_posteriors",)),
+    },
+    "variance": {
+        "the relative KID": ("ustat", ("rel_kid",)),
+        "Rel-MMD, the authors' test": ("bounliphone", ("rel_mmd",)),
     },
     "train_fraction": {
         "relative tests": (0.2, ("rel_ume", "rel_fssd")),

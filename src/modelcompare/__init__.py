@@ -52,14 +52,17 @@ if TYPE_CHECKING:
     # Rel-MMD, KID, FID
     from modelcompare.relative import (
         FIDResult,
+        FIDStats,
         KIDResult,
         RelFIDResult,
+        RelKIDResult,
         RelMMDResult,
         fid,
         kid,
+        load_fid_stats,
+        rel_fid,
+        rel_kid,
         rel_mmd,
-        relative_fid,
-        relative_kid,
     )
 
     # posterior diagnostics
@@ -188,6 +191,8 @@ if TYPE_CHECKING:
 _RENAMED = {
     "PosteriorReport": "PosteriorValidationResult",
     "wilcoxon_holm": "wilcoxon_holm_test",
+    "relative_kid": "rel_kid",
+    "relative_fid": "rel_fid",
 }
 
 __getattr__, __dir__, _public = attach(__name__, __file__, _RENAMED)

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 import modelcompare.relative
 from modelcompare.cli import app
-from modelcompare.relative import rel_mmd, relative_fid, relative_kid
+from modelcompare.relative import rel_fid, rel_kid, rel_mmd
 
 
 @pytest.fixture
@@ -82,8 +82,10 @@ def test_kid_json(files):
     out = _run("relative", paths["p"], paths["q"], paths["r"], "--test", "kid", "--json")
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
-    assert payload["statistic"] == pytest.approx(relative_kid(x, y, z).statistic, rel=1e-12)
-    assert payload["bandwidth"] is None
+    want = rel_kid(x, y, z)
+    assert payload["statistic"] == pytest.approx(want.statistic, rel=1e-12)
+    assert payload["variance"] == pytest.approx(want.variance, rel=1e-12)
+    assert payload["variance_method"] == "ustat"
 
 
 def test_fid_json_and_fail_on_reject(files):
@@ -104,10 +106,11 @@ def test_fid_json_and_fail_on_reject(files):
     out = _run(*args)
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
-    want = relative_fid(x, y, z, n_blocks=5, seed=1)
+    want = rel_fid(x, y, z, n_blocks=5, seed=1)
     assert payload["statistic"] == pytest.approx(want.statistic, rel=1e-12)
     assert payload["pvalue"] == pytest.approx(want.pvalue)
-    assert payload["params"] == {"n_blocks": 5}
+    assert payload["params"] == {"n_blocks": 5, "scheme": "jackknife"}
+    assert payload["hypothesis"] == want.hypothesis
     assert "reject" not in payload  # no level given, no decision
     decided = json.loads(_run(*args, "--alpha", "0.05").stdout)
     assert decided["reject"] is want.decision(0.05) is True
@@ -265,3 +268,41 @@ def test_resource_limit_exits_2(files, monkeypatch):
     assert out.stderr.startswith("Error: ")
     assert "MODELCOMPARE_MAX_MEMORY" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_fid_scheme_blocks(files):
+    paths, (x, y, z) = files
+    args = ["relative", paths["p"], paths["q"], paths["r"], "--test", "fid"]
+    out = _run(*args, "--scheme", "blocks", "--seed", "2", "--json")
+    assert out.exit_code == 0, out.output
+    payload = json.loads(out.stdout)
+    want = rel_fid(x, y, z, scheme="blocks", seed=2)
+    assert payload["statistic"] == pytest.approx(want.statistic, rel=1e-12)
+    assert payload["scheme"] == "blocks"
+    wrong = _run("relative", paths["p"], paths["q"], paths["r"], "--scheme", "blocks")
+    assert wrong.exit_code == 2
+    assert "--scheme applies to --test fid only" in wrong.output
+
+
+def test_fid_command_on_samples_and_on_statistics(files, tmp_path):
+    from modelcompare import FIDStats, fid
+
+    paths, (x, _, z) = files
+    out = _run("fid", paths["p"], paths["r"], "--json")
+    assert out.exit_code == 0, out.output
+    payload = json.loads(out.stdout)
+    assert payload["value"] == pytest.approx(fid(x, z).value, rel=1e-12)
+    assert payload["test"] == "fid"
+    stats_path = tmp_path / "ref_stats.npz"
+    np.savez(stats_path, mu=z.mean(axis=0), sigma=np.cov(z, rowvar=False))
+    out = _run("fid", paths["p"], str(stats_path), "--json", "--method", "sqrtm")
+    assert out.exit_code == 0, out.output
+    payload = json.loads(out.stdout)
+    want = fid(x, FIDStats(z.mean(axis=0), np.cov(z, rowvar=False)), method="sqrtm")
+    assert payload["value"] == pytest.approx(want.value, rel=1e-9)
+    assert payload["n_z"] is None
+    bad = tmp_path / "wide.npy"
+    np.save(bad, np.zeros((10, x.shape[1] + 1)))
+    out = _run("fid", paths["p"], str(bad))
+    assert out.exit_code == 3
+    assert "`SAMPLES`" in out.output

@@ -318,7 +318,7 @@ def _relative() -> list[Entry]:
             ),
         ),
         Entry(
-            "relative_kid",
+            "rel_kid",
             lambda: {**_xyz(), "seed": 0},
             {
                 "x": SAMPLES,
@@ -332,7 +332,7 @@ def _relative() -> list[Entry]:
             rows=("x", "y", "z"),
         ),
         Entry(
-            "relative_fid",
+            "rel_fid",
             lambda: {**_xyz(), "n_blocks": 4, "seed": 0},
             {
                 "x": SAMPLES,

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from modelcompare import DegenerateDataWarning
-from modelcompare.relative import _image_metrics, fid, kid, relative_fid, relative_kid
+from modelcompare import DegenerateDataWarning, ModelCompareWarning
+from modelcompare.relative import _image_metrics, fid, kid, rel_fid, rel_kid
 
 # --------------------------------------------------------------------------------------------------
 # KID
@@ -30,11 +30,12 @@ def _kid_mmd2_loop(x, z):
 def test_kid_full_subset_equals_loop(rng):
     x = rng.normal(size=(30, 5)) + 0.3
     z = rng.normal(size=(30, 5))
-    res = kid(x, z, n_subsets=3, subset_size=30, seed=0)
+    with pytest.warns(ModelCompareWarning, match="standard error cannot be estimated"):
+        res = kid(x, z, n_subsets=3, subset_size=30, seed=0)
     want = _kid_mmd2_loop(x, z)  # a full-size subset is a permutation: same value every time
     np.testing.assert_allclose(res.values, want, rtol=1e-10)
     assert res.value == pytest.approx(want, rel=1e-10)
-    assert res.std == pytest.approx(0.0, abs=1e-12)
+    assert np.isnan(res.std)  # the spread of identical computations is not a standard error
     assert res.subset_size == 30
 
 
@@ -148,6 +149,7 @@ def test_fid_one_dimension(rng):
     assert fid(z, z).value == pytest.approx(0.0, abs=1e-10)
 
 
+@pytest.mark.filterwarnings("ignore:n_[xz] = .* rows for d:modelcompare.ModelCompareWarning")
 def test_fid_rank_deficient_covariances_stay_finite(rng):
     # Fewer rows than features (as with 2048-d Inception features and n < 2048).
     x = rng.normal(size=(12, 30))
@@ -195,6 +197,7 @@ def _case(rng, n_x, n_z, d, dup):
     return x, z
 
 
+@pytest.mark.filterwarnings("ignore:n_[xz] = .* rows for d:modelcompare.ModelCompareWarning")
 @pytest.mark.parametrize(("n_x", "n_z", "d", "dup"), _CASES)
 def test_fid_eigh_equals_sqrtm_and_the_exact_gram_form(n_x, n_z, d, dup):
     rng = np.random.default_rng(n_x + n_z + d + dup)
@@ -233,16 +236,16 @@ def test_fid_time_guard(rng, monkeypatch):
     with pytest.raises(ResourceLimitError, match="MODELCOMPARE_MAX_SECONDS"):
         fid(x, x)
     with pytest.raises(ResourceLimitError, match="subsample the rows"):
-        relative_fid(x, x, x)
+        rel_fid(x, x, x)
     with pytest.raises(ResourceLimitError, match="subsample the rows"):
-        relative_kid(x, x, x)
+        rel_kid(x, x, x)
     with pytest.raises(ResourceLimitError, match="n_subsets"):
         kid(x, x, n_subsets=5, subset_size=50)
     monkeypatch.setenv("MODELCOMPARE_MAX_SECONDS", "soon")
     with pytest.raises(ValueError, match="MODELCOMPARE_MAX_SECONDS"):
         fid(x, x)
     monkeypatch.setenv("MODELCOMPARE_MAX_SECONDS", "1h")
-    assert np.isfinite(relative_fid(x, x, x, seed=0).statistic)
+    assert np.isfinite(rel_fid(x, x, x, seed=0).statistic)
 
 
 def test_fid_bad_input(rng):
@@ -262,7 +265,7 @@ def test_relative_fid_blocks_and_reproducibility(rng):
     z = rng.normal(size=(400, 3))
     x = rng.normal(size=(350, 3)) + np.array([0.8, 0, 0])
     y = rng.normal(size=(380, 3)) + np.array([0.1, 0, 0])
-    res = relative_fid(x, y, z, n_blocks=5, seed=5)
+    res = rel_fid(x, y, z, n_blocks=5, scheme="blocks", seed=5)
     assert res.fid_p == pytest.approx(fid(x, z).value, rel=1e-12)
     assert res.fid_q == pytest.approx(fid(y, z).value, rel=1e-12)
     assert (res.n_blocks, res.block_size, res.reference_block_size) == (5, 70, 80)
@@ -279,16 +282,17 @@ def test_relative_fid_blocks_and_reproducibility(rng):
     assert res.t == pytest.approx(t.statistic, rel=1e-10)
     assert res.decision(0.05)
     assert res.confidence_interval(confidence_level=0.9).low > 0
-    again = relative_fid(x, y, z, n_blocks=5, seed=5)
+    again = rel_fid(x, y, z, n_blocks=5, scheme="blocks", seed=5)
     np.testing.assert_array_equal(res.block_differences, again.block_differences)
-    swapped = relative_fid(y, x, z, n_blocks=5, seed=5)
+    swapped = rel_fid(y, x, z, n_blocks=5, scheme="blocks", seed=5)
     assert not swapped.decision(0.05)
 
 
-def test_relative_fid_interval_is_the_t_interval(rng):
+@pytest.mark.parametrize("scheme", ["jackknife", "blocks"])
+def test_relative_fid_interval_is_the_t_interval(rng, scheme):
     z = rng.normal(size=(400, 2))
     x, y = rng.normal(size=(400, 2)) + 0.5, rng.normal(size=(400, 2))
-    res = relative_fid(x, y, z, seed=1)
+    res = rel_fid(x, y, z, scheme=scheme, seed=1)
     for alpha in (0.05, 0.025, 0.1, 0.01):
         got = res.confidence_interval(confidence_level=1 - 2 * alpha)
         half = stats.t.ppf(1 - alpha, res.n_blocks - 1) * res.std_error
@@ -307,17 +311,22 @@ def test_relative_fid_guards(rng):
     x = rng.normal(size=(30, 2))
     const = np.ones((40, 2))
     with pytest.warns(DegenerateDataWarning, match="spread"):
-        res = relative_fid(const, const, const, n_blocks=4, seed=0)
+        res = rel_fid(const, const, const, n_blocks=4, seed=0)
     assert res.degenerate
     assert res.pvalue == 1.0
     with pytest.raises(ValueError, match="n_blocks"):
-        relative_fid(x, x, x, n_blocks=1)
+        rel_fid(x, x, x, n_blocks=1)
     with pytest.raises(ValueError, match="n_blocks"):
-        relative_fid(x, x, x, n_blocks=20)
+        rel_fid(x, x, x, n_blocks=20, scheme="blocks")
+    with pytest.raises(ValueError, match="n_blocks"):
+        rel_fid(x, x, x, n_blocks=31)
+    with pytest.raises(ValueError, match="scheme"):
+        rel_fid(x, x, x, scheme="bootstrap")
 
 
-def test_relative_fid_size_at_equal_fit():
-    # P = Q: the block differences are symmetric about 0 and the t-test holds its level.
+@pytest.mark.parametrize("scheme", ["jackknife", "blocks"])
+def test_relative_fid_size_at_equal_fit(scheme):
+    # P = Q: the replicates are symmetric about 0 and the t-test holds its level.
     rng = np.random.default_rng(31)
     trials, alpha, n = 200, 0.05, 300
     rejections = 0
@@ -325,7 +334,7 @@ def test_relative_fid_size_at_equal_fit():
         z = rng.normal(size=(n, 2))
         x = rng.normal(size=(n, 2)) * 1.2
         y = rng.normal(size=(n, 2)) * 1.2
-        rejections += relative_fid(x, y, z, seed=rng).decision(alpha)
+        rejections += rel_fid(x, y, z, scheme=scheme, seed=rng).decision(alpha)
     assert stats.binomtest(rejections, trials, alpha, alternative="greater").pvalue > 0.01
 
 
@@ -336,5 +345,5 @@ def test_relative_fid_power():
         z = rng.normal(size=(500, 2))
         x = rng.normal(size=(500, 2)) + np.array([0.8, 0.0])
         y = rng.normal(size=(500, 2)) + np.array([0.1, 0.0])
-        rejections += relative_fid(x, y, z, seed=rng).decision(0.05)
+        rejections += rel_fid(x, y, z, seed=rng).decision(0.05)
     assert rejections >= 0.8 * trials

@@ -16,17 +16,17 @@ from modelcompare.densities import IsotropicNormal
 from modelcompare.kernels import GaussianKernel, meddistance, sigma2_from_bandwidth
 from modelcompare.relative import (
     UMEParams,
-    _image_metrics,
+    _rel_fid,
     fid,
     fssd_power_criterion_map,
     kid,
     optimize_ume,
     power_criterion_map,
+    rel_fid,
     rel_fssd,
+    rel_kid,
     rel_mmd,
     rel_ume,
-    relative_fid,
-    relative_kid,
     select_locations,
 )
 
@@ -50,23 +50,23 @@ def _score(a):
 def test_relative_fid_overflow_is_refused(rng, d, method):
     x, y, z = (rng.normal(size=(50, d)) * 1e300 for _ in range(3))
     with pytest.raises(ValueError, match=r"not finite.*not scale-invariant"):
-        relative_fid(x, y, z, method=method, seed=0)
+        rel_fid(x, y, z, method=method, seed=0)
     with pytest.raises(ValueError, match="not finite"):
         fid(x, z, method=method)
 
 
 def test_relative_fid_block_overflow_gives_no_decision(rng, monkeypatch):
     x, y, z = (rng.normal(size=(60, 2)) + np.array([s, 0.0]) for s in (2.0, 0.0, 0.0))
-    real = _image_metrics._fid_of
+    real = _rel_fid.fid_of
     calls = {"n": 0}
 
     def flaky(*args):
         calls["n"] += 1
         return float("inf") if calls["n"] == 5 else real(*args)  # one block overflows
 
-    monkeypatch.setattr(_image_metrics, "_fid_of", flaky)
+    monkeypatch.setattr(_rel_fid, "fid_of", flaky)
     with pytest.warns(DegenerateDataWarning, match="not finite"):
-        res = relative_fid(x, y, z, seed=0)
+        res = rel_fid(x, y, z, seed=0)
     assert res.degenerate
     assert res.pvalue == 1.0
     assert not res.decision(alpha=0.5)
@@ -79,7 +79,7 @@ def test_kid_overflow_is_refused(rng):
     with pytest.raises(ValueError, match="KID is not finite"):
         kid(x, z, n_subsets=2, subset_size=20, seed=0)
     with pytest.raises(ValueError, match="`kernel` returned NaN or inf"):
-        relative_kid(x, z, z)
+        rel_kid(x, z, z)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -211,7 +211,7 @@ def test_flags_must_be_bools(xyz, value):
             lambda: rel_ume(x, y, z, subsample=value),
             lambda: optimize_ume(x, y, z, subsample=value),
             lambda: rel_mmd(x, y, z, subsample=value),
-            lambda: relative_kid(x, y, z, subsample=value),
+            lambda: rel_kid(x, y, z, subsample=value),
             lambda: power_criterion_map(x, y, z, z[:2], subsample=value),
         ],
     }
@@ -227,8 +227,8 @@ def test_complex_data_is_refused(xyz):
     for call in (
         lambda: rel_ume(xc, y, z),
         lambda: rel_mmd(x, xc, z),
-        lambda: relative_kid(x, y, xc),
-        lambda: relative_fid(xc, y, z),
+        lambda: rel_kid(x, y, xc),
+        lambda: rel_fid(xc, y, z),
         lambda: fid(xc, z),
         lambda: kid(xc, z),
         lambda: rel_fssd(_score, _score, xc),
@@ -249,14 +249,14 @@ def test_oversized_options_are_refused_up_front(xyz, monkeypatch):
     with monkeypatch.context() as env:
         env.setenv("MODELCOMPARE_MAX_SECONDS", "1e-12")
         with pytest.raises(ResourceLimitError, match="subsample the rows"):
-            relative_fid(x, y, z)
+            rel_fid(x, y, z)
     with pytest.raises(ResourceLimitError, match="n_subsets"):
         kid(x, z, n_subsets=10**12)
     monkeypatch.setenv("MODELCOMPARE_MAX_MEMORY", "64K")
     with pytest.raises(ResourceLimitError, match="chunk_size"):
         rel_mmd(x, y, z, bandwidth=1.0, chunk_size=10**9)
     with pytest.raises(ResourceLimitError, match="chunk_size"):
-        relative_kid(x, y, z, chunk_size=10**9)
+        rel_kid(x, y, z, chunk_size=10**9)
     with pytest.raises(ResourceLimitError, match="chunk_size"):
         rel_ume(x, y, z, n_locations=30, optimizer=None, chunk_size=10**9, seed=0)
     with pytest.raises(ResourceLimitError, match="locations"):
@@ -275,7 +275,7 @@ def test_resource_error_is_a_value_error(xyz, monkeypatch):
         kid(x, z, n_subsets=10**12)
     monkeypatch.setenv("MODELCOMPARE_MAX_SECONDS", "1e-12")
     with pytest.raises(ValueError, match="MODELCOMPARE_MAX_SECONDS"):
-        relative_fid(x, y, z)
+        rel_fid(x, y, z)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -303,7 +303,7 @@ def test_array_types_pass_unchanged(xyz):
     x, y, z = xyz
     want_mmd = rel_mmd(x, y, z, seed=0)
     want_ume = rel_ume(x, y, z, n_locations=2, seed=0)
-    want_fid = relative_fid(x, y, z, seed=0)
+    want_fid = rel_fid(x, y, z, seed=0)
     want_fssd = rel_fssd(IsotropicNormal([1.0, 0.0]), IsotropicNormal([0.0, 0.0]), z, seed=0)
     for name, xv in _variants(x).items():
         before = np.array(np.asarray(xv.detach() if hasattr(xv, "detach") else xv), copy=True)
@@ -311,7 +311,7 @@ def test_array_types_pass_unchanged(xyz):
         assert got.statistic == want_mmd.statistic, name
         assert rel_ume(xv, y, z, n_locations=2, seed=0).statistic == want_ume.statistic, name
         # the covariance sums in memory order, so a DataFrame's layout moves FID in the last bits
-        fid_got = relative_fid(xv, y, z, seed=0)
+        fid_got = rel_fid(xv, y, z, seed=0)
         assert fid_got.statistic == pytest.approx(want_fid.statistic, rel=1e-12), name
         assert fid_got.pvalue == pytest.approx(want_fid.pvalue, rel=1e-9), name
         after = np.asarray(xv.detach() if hasattr(xv, "detach") else xv)

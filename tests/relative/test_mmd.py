@@ -12,7 +12,7 @@ from scipy.spatial.distance import cdist
 
 from modelcompare import DegenerateDataWarning
 from modelcompare.kernels import GaussianKernel, PolynomialKernel
-from modelcompare.relative import rel_mmd, relative_kid
+from modelcompare.relative import rel_kid, rel_mmd
 from modelcompare.relative._mmd import _bounliphone_bandwidth as bounliphone_bandwidth
 
 # --------------------------------------------------------------------------------------------------
@@ -127,12 +127,10 @@ def test_gaussian_matches_reference_formulation(rng, chunk_size):
 def test_kid_kernel_matches_reference_formulation(rng):
     x, y, z = _three(rng, n=25, d=4, shift_x=0.5)
     want = _ref_test(x, y, z, _poly_loop)
-    res = relative_kid(x, y, z, chunk_size=6)
+    res = rel_kid(x, y, z, variance="bounliphone", chunk_size=6)
     for key, value in want.items():
         assert getattr(res, key) == pytest.approx(value, rel=1e-8), key
-    assert res.bandwidth is None
-    assert res.sigma2 is None
-    assert "PolynomialKernel" in res.kernel
+    assert res.variance_method == "bounliphone"
 
 
 def test_pluggable_kernel_equals_bandwidth(rng):
@@ -363,7 +361,7 @@ def _boundary_trial(rng, n, delta):
     return x, y, z
 
 
-@pytest.mark.parametrize("test", [rel_mmd, relative_kid])
+@pytest.mark.parametrize("test", [rel_mmd, rel_kid])
 def test_size_at_boundary(test):
     rng = np.random.default_rng(2024)
     trials, alpha = 120, 0.05

@@ -197,7 +197,7 @@ PAPERS: tuple[Paper, ...] = (
         year=2016,
         arxiv="1511.04581",
         method="Rel-MMD, the relative MMD test",
-        functions=("rel_mmd", "relative_kid"),
+        functions=("rel_mmd", "rel_kid"),
     ),
     Paper(
         key="binkowski2018kid",
@@ -213,7 +213,7 @@ PAPERS: tuple[Paper, ...] = (
         year=2018,
         arxiv="1801.01401",
         method="Kernel inception distance (KID) and the bias of FID",
-        functions=("kid", "relative_kid", "relative_fid"),
+        functions=("kid", "rel_kid", "rel_fid"),
     ),
     Paper(
         key="heusel2017fid",
@@ -230,7 +230,7 @@ PAPERS: tuple[Paper, ...] = (
         year=2017,
         arxiv="1706.08500",
         method="Fréchet inception distance (FID)",
-        functions=("fid", "relative_fid"),
+        functions=("fid", "rel_fid"),
     ),
     Paper(
         key="zhao2021diagnostics",

@@ -27,6 +27,7 @@ def _cite(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
 _COMMANDS = {
     "c2st": ("modelcompare.cli._c2st", "c2st_command"),
     "relative": ("modelcompare.cli._relative", "relative_command"),
+    "fid": ("modelcompare.cli._fid", "fid_command"),
     "coverage": ("modelcompare.cli._coverage", "coverage_command"),
     "granularity": ("modelcompare.cli._granularity", "granularity_command"),
     "cv": ("modelcompare.cli._cv", "cv_command"),

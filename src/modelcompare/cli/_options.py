@@ -404,6 +404,7 @@ def columns() -> Decorator:
 LIBRARY_NAMES: dict[str, dict[str, str]] = {
     "c2st": {"x": "REFERENCE", "y": "SAMPLES"},
     "relative": {"x": "P_SAMPLES", "y": "Q_SAMPLES", "z": "REF_SAMPLES"},
+    "fid": {"x": "SAMPLES", "z": "REF_SAMPLES"},
     "coverage": {"levels": "--n-levels"},
     "granularity": {
         "p": "--reference",

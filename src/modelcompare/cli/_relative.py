@@ -31,14 +31,24 @@ def _only_for(value: Any, option: str, allowed: tuple[str, ...], test: str) -> N
     type=click.Choice(TESTS),
     default="ume",
     show_default=True,
-    help="ume: Rel-UME; mmd: Rel-MMD (Gaussian kernel); kid: relative KID (Rel-MMD with the KID "
-    "kernel); fid: bootstrap test of FID(P,R) - FID(Q,R) <= 0.",
+    help="ume: Rel-UME; mmd: Rel-MMD (Gaussian kernel); kid: relative KID (the KID kernel's MMD, "
+    "U-statistic variance); fid: t-test of FID(P,R) - FID(Q,R) <= 0 at the sample sizes used "
+    "(see --scheme).",
 )
 @options.n_locations()
 @options.bandwidth()
 @options.optimizer()
 @options.subsample()
-@options.n_blocks(help="fid: number of disjoint blocks of the t-test [default: 10].")
+@options.n_blocks(
+    help="fid: groups of the jackknife, or disjoint blocks of the block t-test [default: 10]."
+)
+@click.option(
+    "--scheme",
+    type=click.Choice(("jackknife", "blocks")),
+    default=None,
+    help="fid: jackknife (the full-sample difference, every row used) or blocks (a t-test over "
+    "disjoint blocks: the FID at the block size) [default: jackknife].",
+)
 @options.columns()
 @options.test_options
 @options.renamed_option("--locations", "--n-locations", "n_locations")
@@ -61,6 +71,7 @@ def relative_command(
     optimizer: str | None,
     subsample: bool | None,
     n_blocks: int | None,
+    scheme: str | None,
     columns: str | None,
     seed: int | None,
     as_json: bool,
@@ -90,6 +101,7 @@ def relative_command(
     _only_for(bandwidth, "--bandwidth", ("ume", "mmd"), test)
     _only_for(subsample, "--subsample", ("ume", "mmd", "kid"), test)
     _only_for(n_blocks, "--n-blocks", ("fid",), test)
+    _only_for(scheme, "--scheme", ("fid",), test)
 
     started = time.perf_counter()
     cols = columns.split(",") if columns else None
@@ -113,10 +125,13 @@ def relative_command(
         result = relative.rel_mmd(x, y, z, seed=seed, **params)
     elif test == "kid":
         params = {"subsample": bool(subsample)}
-        result = relative.relative_kid(x, y, z, seed=seed, **params)
+        result = relative.rel_kid(x, y, z, seed=seed, **params)
     else:
-        params = {"n_blocks": 10 if n_blocks is None else n_blocks}
-        result = relative.relative_fid(x, y, z, seed=seed, **params)
+        params = {
+            "n_blocks": 10 if n_blocks is None else n_blocks,
+            "scheme": "jackknife" if scheme is None else scheme,
+        }
+        result = relative.rel_fid(x, y, z, seed=seed, **params)
     emit(
         test=f"relative-{test}",
         result=result,

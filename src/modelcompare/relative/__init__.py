@@ -19,16 +19,11 @@ from modelcompare.relative._ume import RelUMEResult, optimize_ume, rel_ume
 
 # isort: split
 # Rel-MMD, KID, FID
-from modelcompare.relative._image_metrics import (
-    FIDResult,
-    KIDResult,
-    RelFIDResult,
-    fid,
-    kid,
-    relative_fid,
-    relative_kid,
-)
+from modelcompare.relative._fid_stats import FIDStats, load_fid_stats
+from modelcompare.relative._image_metrics import FIDResult, KIDResult, fid, kid
 from modelcompare.relative._mmd import RelMMDResult, rel_mmd
+from modelcompare.relative._rel_fid import RelFIDResult, rel_fid
+from modelcompare.relative._rel_kid import RelKIDResult, rel_kid
 
 __all__ = [  # noqa: RUF022 (two blocks: UME/FSSD, then MMD/KID/FID)
     "PRESETS",
@@ -49,12 +44,28 @@ __all__ = [  # noqa: RUF022 (two blocks: UME/FSSD, then MMD/KID/FID)
     "select_locations",
     # Rel-MMD, KID, FID
     "FIDResult",
+    "FIDStats",
     "KIDResult",
     "RelFIDResult",
+    "RelKIDResult",
     "RelMMDResult",
     "fid",
     "kid",
+    "load_fid_stats",
+    "rel_fid",
+    "rel_kid",
     "rel_mmd",
-    "relative_fid",
-    "relative_kid",
 ]
+
+#: Earlier spellings, still served with a FutureWarning naming the new one (not in ``__all__``).
+_RENAMED = {"relative_kid": "rel_kid", "relative_fid": "rel_fid"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _RENAMED:
+        # Imported here: the deprecation helper is needed only when an old name is used.
+        from modelcompare._foundation.deprecation import renamed_name
+
+        return renamed_name(__name__, name, _RENAMED)
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)

@@ -1,8 +1,7 @@
-"""KID and FID on feature arrays, and their relative (three-sample) versions.
+"""KID and FID on feature arrays, as torchmetrics and clean-fid define them.
 
-``kid`` and ``fid`` compute the scores as torchmetrics and clean-fid define them; ``relative_kid``
-is Rel-MMD with the KID kernel (the comparator of Jitkrittum et al. 2018) and ``relative_fid`` a
-t-test over disjoint blocks of FID(P_k, R_k) − FID(Q_k, R_k) ≤ 0.
+The relative (three-sample) tests built on them are :func:`~modelcompare.relative.rel_kid` and
+:func:`~modelcompare.relative.rel_fid`.
 """
 
 from __future__ import annotations
@@ -12,17 +11,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.linalg
-from scipy import stats
 
-from modelcompare._foundation.errors import DegenerateDataWarning
+from modelcompare._foundation.errors import DegenerateDataWarning, ModelCompareWarning
 from modelcompare._foundation.resources import check_memory, check_time, estimate_array_bytes
-from modelcompare._foundation.results import (
-    ConfidenceInterval,
-    ScoreResult,
-    TestResult,
-    check_alpha,
-    result_class,
-)
+from modelcompare._foundation.results import ScoreResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import (
     check_choice,
@@ -31,9 +23,19 @@ from modelcompare._foundation.validation import (
     check_samples,
 )
 from modelcompare.kernels import PolynomialKernel
-from modelcompare.relative._mmd import RelMMDResult, rel_mmd
+from modelcompare.relative._fid_stats import FIDStats
 
-__all__ = ["FIDResult", "KIDResult", "RelFIDResult", "fid", "kid", "relative_fid", "relative_kid"]
+__all__ = [
+    "FID_METHODS",
+    "FIDResult",
+    "KIDResult",
+    "Moments",
+    "fid",
+    "fid_flops",
+    "fid_of",
+    "kid",
+    "refuse_overflow",
+]
 
 FID_METHODS = ("eigh", "sqrtm", "eigvals")
 #: Full Gram matrices are precomputed for KID when they hold at most this many entries in all.
@@ -57,7 +59,8 @@ class KIDResult(ScoreResult):
     value : float
         Mean of the unbiased MMD² over the subsets (the KID).
     std : float
-        Standard deviation of the subset values (ddof = 0, as torchmetrics reports it).
+        Standard deviation of the subset values (ddof = 0, as torchmetrics reports it); NaN when
+        every subset is the whole of both samples, where it would only measure rounding.
     values : numpy.ndarray
         The per-subset unbiased MMD² values.
     n_subsets : int
@@ -133,6 +136,13 @@ def kid(
         pass the memory limit, or the estimated time the time limit
         (``MODELCOMPARE_MAX_SECONDS``, one hour by default).
 
+    Warns
+    -----
+    ModelCompareWarning
+        When ``subset_size`` covers both samples: every subset is then the whole sample, the
+        subset values agree to rounding, and ``std`` is NaN rather than a false precision of
+        about 1e-15.
+
     Notes
     -----
     The kernel is :math:`k(a, b) = (a^\top b / d + 1)^3`
@@ -145,7 +155,7 @@ def kid(
 
     as in torchmetrics' ``KernelInceptionDistance`` and clean-fid's ``kernel_distance``; ``std``
     uses ddof = 0 like torchmetrics. KID is a score, not a test: use
-    :func:`relative_kid` to compare two models.
+    :func:`~modelcompare.relative.rel_kid` to compare two models.
 
     References
     ----------
@@ -203,111 +213,26 @@ def kid(
             "scale."
         )
         raise ValueError(msg)
+    std = float(values.std())
+    if m == nx and m == nz:
+        # every subset is a permutation of the whole samples: the values agree to rounding, and
+        # their spread says nothing about the estimate's standard error
+        warnings.warn(
+            f"`subset_size` = {subset_size} covers both samples (n_x = {nx}, n_z = {nz}): every "
+            "subset is the whole sample, so the standard error cannot be estimated from the "
+            "subsets; `std` is NaN. Use a `subset_size` below the sample sizes for a spread.",
+            ModelCompareWarning,
+            stacklevel=2,
+        )
+        std = float("nan")
     return KIDResult(
         value=float(values.mean()),
-        std=float(values.std()),
+        std=std,
         values=values,
         n_subsets=n_subsets,
         subset_size=m,
         seed_used=seed_used,
     )
-
-
-def relative_kid(
-    x: Any,
-    y: Any,
-    z: Any,
-    *,
-    subsample: bool = False,
-    seed: SeedLike = None,
-    chunk_size: int | None = None,
-) -> RelMMDResult:
-    """Relative KID test: Rel-MMD with the KID kernel and its analytic variance.
-
-    This is the KID comparator of Jitkrittum et al. (2018, ``met_kid_mmd``): :func:`rel_mmd` with
-    ``kernel=PolynomialKernel(degree=3)``, i.e. k(a, b) = (aᵀb/d + 1)³, on the full samples (no
-    subsets). H0: MMD_k(P, R) ≤ MMD_k(Q, R) ("P is at least as close to R as Q").
-
-    Parameters
-    ----------
-    x, y : array-like, shape (n, d)
-        Features of the samples of the models P and Q.
-    z : array-like, shape (n, d)
-        Features of the reference sample.
-    subsample : bool
-        Subsample unequal samples to the smallest size (seeded); otherwise unequal sizes raise.
-    seed : int, Generator or None
-        Random source of ``subsample``.
-    chunk_size : int, optional
-        Rows per chunk (the edge of the square Gram-matrix tiles).
-
-    Returns
-    -------
-    RelMMDResult
-        As :func:`rel_mmd`; ``bandwidth`` and ``sigma2`` are None.
-
-    Raises
-    ------
-    ValueError
-        As :func:`rel_mmd`; the cubic kernel overflowing float64 (features of large magnitude)
-        is refused.
-    ResourceLimitError
-        When the estimated time (six n × n Gram matrices) passes ``MODELCOMPARE_MAX_SECONDS``
-        (one hour by default).
-
-    Notes
-    -----
-    The statistic, variance and p-value are those of :func:`rel_mmd`; the MMD² inside is the
-    one-sample U-statistic of Rel-MMD (the x_i–z_i diagonal is removed from the cross term), which
-    differs from the subset KID of :func:`kid` by O(1/n).
-
-    References
-    ----------
-    .. [1] W. Bounliphone et al. (2016). A Test of Relative Similarity for Model Selection in
-       Generative Models. International Conference on Learning Representations (ICLR).
-       arXiv:1511.04581.
-    .. [2] M. Bińkowski, D. J. Sutherland, M. Arbel and A. Gretton (2018). Demystifying MMD GANs.
-       International Conference on Learning Representations (ICLR). arXiv:1801.01401.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from modelcompare import relative_kid
-    >>> rng = np.random.default_rng(1)
-    >>> z = rng.normal(size=(300, 4))
-    >>> x = 2.0 * rng.normal(size=(300, 4))   # P: too spread out
-    >>> y = rng.normal(size=(300, 4))         # Q: matches R
-    >>> res = relative_kid(x, y, z)
-    >>> res.pvalue < 0.05
-    True
-    """
-    # estimated before validation, so a malformed input counts as no rows and reaches its check
-    rows = [(_shape(a) or (0,))[0] for a in (x, y, z)]
-    n_rows = min(rows) if subsample else rows[2]
-    width = _shape(z)[1] if len(_shape(z)) == 2 else 1
-    # six n × n Gram matrices (xx, yy, zz, xy, xz, yz) of 2·n²·d operations each
-    check_time(
-        12.0 * float(n_rows) ** 2 * width,
-        "the relative KID",
-        "subsample the rows (the cost grows as n²·d)",
-    )
-    return rel_mmd(
-        x,
-        y,
-        z,
-        kernel=PolynomialKernel(degree=3),
-        subsample=subsample,
-        seed=seed,
-        chunk_size=chunk_size,
-    )
-
-
-def _shape(a: Any) -> tuple[int, ...]:
-    """The shape of an array-like for a cost estimate; () for what validation refuses anyway."""
-    try:
-        return np.shape(a)
-    except ValueError:  # ragged
-        return ()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -321,7 +246,7 @@ def _mean_cov(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return a.mean(axis=0), np.atleast_2d(np.cov(a, rowvar=False, ddof=1))
 
 
-class _Moments:
+class Moments:
     """Mean and ddof = 1 covariance of one sample, with what the ``"eigh"`` route needs.
 
     ``scaled`` is the centred sample divided by √(n − 1), so that C = scaledᵀ scaled; the d × d
@@ -335,9 +260,27 @@ class _Moments:
             self.scaled = (a - self.mean) / np.sqrt(a.shape[0] - 1.0)
             self.trace = float(np.einsum("ij,ij->", self.scaled, self.scaled))
         self.n, self.d = a.shape
-        self.raw = a
+        self.raw: np.ndarray | None = a
         self._cov: np.ndarray | None = None
         self._factor: tuple[np.ndarray, bool] | None = None
+
+    @classmethod
+    def from_stats(cls, mean: np.ndarray, cov: np.ndarray) -> Moments:
+        """The moments of given (μ, Σ), without rows (precomputed reference statistics).
+
+        ``scaled`` is then Fᵀ (F Fᵀ = Σ), a d × d matrix B with Bᵀ B = Σ, which is all the Gram
+        route needs; ``raw`` is None and the ``"sqrtm"``/``"eigvals"`` routes use (μ, Σ).
+        """
+        self = cls.__new__(cls)
+        self.mean = np.asarray(mean, dtype=float)
+        self.d = self.mean.shape[0]
+        self.n = self.d + 1  # never the Gram form on this side: Σ is given as d × d
+        self.raw = None
+        self._cov = np.asarray(cov, dtype=float)
+        self._factor = None
+        self.trace = float(np.trace(self._cov))
+        self.scaled = self.factor()[0].T
+        return self
 
     @property
     def finite(self) -> bool:
@@ -380,12 +323,12 @@ def _drop_rounding(vals: np.ndarray) -> np.ndarray:
     return np.where(vals > _ZERO_EIG * np.finfo(float).eps * top, vals, 0.0)
 
 
-def _use_gram(a: _Moments, b: _Moments) -> bool:
+def _use_gram(a: Moments, b: Moments) -> bool:
     """The n × n Gram form when a covariance has fewer rows than features (it is singular)."""
     return min(a.n, b.n) <= a.d
 
 
-def _trace_sqrt_eigh(a: _Moments, ref: _Moments) -> float:
+def _trace_sqrt_eigh(a: Moments, ref: Moments) -> float:
     r"""tr((C_a C_r)^{1/2}) from symmetric PSD eigenvalue problems, never a non-symmetric one.
 
     With F Fᵀ = C_r, C_a C_r and Fᵀ C_a F have the same eigenvalues, all real and ≥ 0. When
@@ -417,7 +360,7 @@ def _trace_sqrt_eigh(a: _Moments, ref: _Moments) -> float:
     return float(np.sqrt(_drop_rounding(vals)).sum())
 
 
-def _frechet_eigh(a: _Moments, ref: _Moments) -> float:
+def _frechet_eigh(a: Moments, ref: Moments) -> float:
     """The Fréchet distance by the ``"eigh"`` route; NaN or inf on float64 overflow."""
     if not (a.finite and ref.finite):
         return float("nan")
@@ -476,16 +419,17 @@ def _frechet(
         )
 
 
-def _fid_of(a: _Moments, ref: _Moments, method: str) -> float:
+def fid_of(a: Moments, ref: Moments, method: str) -> float:
     """FID(a, ref) by ``method``; NaN or inf when it overflows float64."""
     if method == "eigh":
         return _frechet_eigh(a, ref)
     # np.cov as clean-fid, pytorch-fid and torch-fidelity compute it, so these stay bit for bit
-    (ma, ca), (mr, cr) = _mean_cov(a.raw), _mean_cov(ref.raw)
+    ma, ca = _mean_cov(a.raw) if a.raw is not None else (a.mean, a.cov)
+    mr, cr = _mean_cov(ref.raw) if ref.raw is not None else (ref.mean, ref.cov)
     return _frechet(ma, ca, mr, cr, method)
 
 
-def _fid_flops(n_a: int, n_r: int, d: int, method: str, *, ref_ready: bool = False) -> float:
+def fid_flops(n_a: int, n_r: int, d: int, method: str, *, ref_ready: bool = False) -> float:
     """Floating-point operations of one FID (leading terms; for the time guard)."""
     if method == "eigh" and min(n_a, n_r) <= d:
         m, k = min(n_a, n_r), max(n_a, n_r)
@@ -496,7 +440,7 @@ def _fid_flops(n_a: int, n_r: int, d: int, method: str, *, ref_ready: bool = Fal
     return covs + 2.0 * d**3 + 28.0 * d**3  # the product, then a Schur form and its root
 
 
-def _refuse_overflow(value: float, names: str, arrays: tuple[np.ndarray, ...]) -> None:
+def refuse_overflow(value: float, names: str, arrays: tuple[np.ndarray, ...]) -> None:
     """Raise a ValueError when an FID on the full samples is not finite (float64 overflow).
 
     FID is not scale-invariant (it scales as the square of the features), so the data are not
@@ -527,8 +471,10 @@ class FIDResult(ScoreResult):
         Its mean part :math:`\|m_x - m_z\|^2`; ``value − mean_term`` is the covariance part.
     method : str
         The route to tr((C_x C_z)^{1/2}) used (``"eigh"``, ``"sqrtm"`` or ``"eigvals"``).
-    n_x, n_z : int
-        Rows of the two feature arrays.
+    n_x : int
+        Rows of ``x``.
+    n_z : int or None
+        Rows of ``z``; for reference statistics, their ``n`` (None when the file does not say).
 
     Examples
     --------
@@ -544,7 +490,7 @@ class FIDResult(ScoreResult):
     mean_term: float
     method: str
     n_x: int
-    n_z: int
+    n_z: int | None
 
 
 def fid(x: Any, z: Any, *, method: str = "eigh") -> FIDResult:
@@ -554,8 +500,10 @@ def fid(x: Any, z: Any, *, method: str = "eigh") -> FIDResult:
     ----------
     x : array-like, shape (n_x, d)
         Features of the generated samples.
-    z : array-like, shape (n_z, d)
-        Features of the reference samples.
+    z : array-like, shape (n_z, d), or FIDStats
+        Features of the reference samples, or their precomputed statistics (μ, Σ): a
+        :class:`~modelcompare.FIDStats`, e.g. from :func:`~modelcompare.load_fid_stats` on a
+        clean-fid or pytorch-fid ``.npz``.
     method : {"eigh", "sqrtm", "eigvals"}
         How tr((C_x C_z)^{1/2}) is computed. ``"eigh"`` (default): from symmetric positive
         semi-definite eigenvalue problems only (see Notes), about 3 to 4 times faster than
@@ -583,6 +531,12 @@ def fid(x: Any, z: Any, *, method: str = "eigh") -> FIDResult:
 
     Warns
     -----
+    ModelCompareWarning
+        When a sample has no more rows than features (n ≤ d): its covariance is singular and
+        the FID is mostly bias. The bias is of order d/n (Bińkowski et al. 2018; Chong & Forsyth
+        2020): two samples of one distribution score far above 0 (about 1,050 for two
+        2,000-row samples of N(0, I) in d = 2048), so such FIDs are comparable only at equal
+        sizes, and only with each other.
     DegenerateDataWarning
         With ``"sqrtm"``, when the diagonal of the root has an imaginary part above 1e-3 (clean-fid
         raises there); the real part is used.
@@ -610,12 +564,16 @@ def fid(x: Any, z: Any, *, method: str = "eigh") -> FIDResult:
     value is the more accurate one.
 
     FID is a biased score with no calibrated threshold: comparing FID(P, R) with FID(Q, R) decides
-    for one model about half of the time when both are equally good. Use :func:`relative_fid`.
+    for one model about half of the time when both are equally good. Use :func:`~modelcompare.relative.rel_fid`.
 
     References
     ----------
     .. [1] M. Heusel, H. Ramsauer, T. Unterthiner, B. Nessler, S. Hochreiter. GANs Trained by a Two
        Time-Scale Update Rule Converge to a Local Nash Equilibrium. NeurIPS 2017. arXiv:1706.08500.
+    .. [2] M. Bińkowski, D. J. Sutherland, M. Arbel, A. Gretton. Demystifying MMD GANs. ICLR 2018.
+       arXiv:1801.01401.
+    .. [3] M. J. Chong, D. Forsyth. Effectively Unbiased FID and Inception Score and Where to Find
+       Them. CVPR 2020.
 
     Examples
     --------
@@ -627,313 +585,49 @@ def fid(x: Any, z: Any, *, method: str = "eigh") -> FIDResult:
     4.0
     """
     x = check_samples(x, "x")
-    z = check_samples(z, "z")
-    check_same_width([("x", x), ("z", z)], what="FID")
+    stats = z if isinstance(z, FIDStats) else None
+    if stats is None:
+        z = check_samples(z, "z")
+        check_same_width([("x", x), ("z", z)], what="FID")
+    elif stats.mu.shape[0] != x.shape[1]:
+        msg = (
+            f"`x` has {x.shape[1]} features but the reference statistics `z` have "
+            f"{stats.mu.shape[0]}; FID needs the same features on both sides."
+        )
+        raise ValueError(msg)
     method = check_choice(method, "method", FID_METHODS)
+    n_z = (stats.n if stats is not None else z.shape[0]) or x.shape[1] + 1
     check_time(
-        _fid_flops(x.shape[0], z.shape[0], x.shape[1], method),
+        fid_flops(x.shape[0], n_z, x.shape[1], method),
         "the FID",
         'use method="eigh" or fewer features',
     )
-    mx, mz = _Moments(x), _Moments(z)
-    value = _fid_of(mx, mz, method)
-    _refuse_overflow(value, "`x` and `z`", (x, z))
+    _warn_few_rows(x.shape[0], n_z, x.shape[1], stats is None or stats.n is not None)
+    mx = Moments(x)
+    mz = Moments(z) if stats is None else Moments.from_stats(stats.mu, stats.sigma)
+    value = fid_of(mx, mz, method)
+    refuse_overflow(value, "`x` and `z`", (x,) if stats is None else (x, stats.sigma))
     diff = mx.mean - mz.mean
     return FIDResult(
         value=value,
         mean_term=float(diff @ diff),
         method=method,
         n_x=x.shape[0],
-        n_z=z.shape[0],
+        n_z=z.shape[0] if stats is None else stats.n,
     )
 
 
-# --------------------------------------------------------------------------------------------------
-# relative FID
-# --------------------------------------------------------------------------------------------------
-
-
-@result_class
-class RelFIDResult(TestResult):
-    """Result of :func:`relative_fid`: a test with a p-value, and a t interval.
-
-    Attributes
-    ----------
-    statistic : float
-        The mean over the K blocks of FID(P_k, R_k) − FID(Q_k, R_k), the estimate of the
-        difference of the block-size FIDs; positive favours Q.
-    pvalue : float
-        One-sided t-test p-value (K − 1 degrees of freedom) of H0: E[FID(P_k, R_k) −
-        FID(Q_k, R_k)] ≤ 0; ``decision(alpha)`` rejects when ``pvalue <= alpha``: Q fits R better
-        than P.
-    t : float
-        The t statistic, ``statistic / std_error``.
-    std_error : float
-        Standard error of ``statistic``: the standard deviation (ddof = 1) of the block
-        differences over √K.
-    block_differences : numpy.ndarray
-        The K differences FID(P_k, R_k) − FID(Q_k, R_k).
-    fid_p, fid_q : float
-        FID(P, R) and FID(Q, R) on the full samples (for reading; the test uses the blocks).
-    n_blocks : int
-        The number K of disjoint blocks.
-    block_size : int
-        Rows of x and of y in each block.
-    reference_block_size : int
-        Rows of z in each block.
-    method : str
-        Route to the matrix square root (see :func:`fid`).
-    degenerate : bool
-        True when the block differences have no spread (e.g. constant data) or one is not finite
-        (features near the float64 overflow limit); ``pvalue`` is then 1.
-    seed_used : int or None
-        Seed reproducing the split into blocks.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from modelcompare import relative_fid
-    >>> rng = np.random.default_rng(0)
-    >>> x, y, z = (rng.normal(size=(1000, 2)) + [s, 0.0] for s in (1.0, 0.0, 0.0))
-    >>> res = relative_fid(x, y, z, seed=0)
-    >>> res.decision(alpha=0.05), res.block_differences.shape, res.block_size
-    (True, (10,), 100)
-    >>> low, high = res.confidence_interval(confidence_level=0.9)
-    >>> bool(low > 0)
-    True
-    """
-
-    statistic: float
-    pvalue: float
-    t: float
-    std_error: float
-    block_differences: np.ndarray
-    fid_p: float
-    fid_q: float
-    n_blocks: int
-    block_size: int
-    reference_block_size: int
-    method: str
-    degenerate: bool
-    seed_used: int | None
-
-    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "n_blocks", "block_size")
-
-    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Two-sided t interval for the difference of the block-size FIDs.
-
-        Parameters
-        ----------
-        confidence_level : float
-            Coverage c in (0, 1): ``statistic`` ± t_{K−1, (1 + c)/2} · ``std_error``. With
-            c = 1 − 2α the lower end is above 0 exactly when ``decision(alpha)`` rejects.
-
-        Returns
-        -------
-        ConfidenceInterval
-            ``(low, high)``; ``(nan, nan)`` when the result is degenerate with a non-finite
-            difference.
-        """
-        level = check_alpha(confidence_level, "confidence_level")
-        half = float(stats.t.ppf(0.5 + level / 2.0, self.n_blocks - 1)) * self.std_error
-        return ConfidenceInterval(self.statistic - half, self.statistic + half)
-
-
-def _blocks(n: int, size: int, n_blocks: int, rng: np.random.Generator) -> np.ndarray:
-    """Row indices of ``n_blocks`` disjoint random blocks of ``size`` rows, shape (K, size)."""
-    return rng.permutation(n)[: n_blocks * size].reshape(n_blocks, size)
-
-
-def _relative_fid_flops(nx: int, ny: int, nz: int, d: int, k: int, method: str) -> float:
-    m, mz = min(nx, ny) // k, nz // k
-    full = _fid_flops(nx, nz, d, method) + _fid_flops(ny, nz, d, method, ref_ready=True)
-    block = _fid_flops(m, mz, d, method) + _fid_flops(m, mz, d, method, ref_ready=True)
-    return full + k * block
-
-
-def relative_fid(
-    x: Any,
-    y: Any,
-    z: Any,
-    *,
-    n_blocks: int = 10,
-    method: str = "eigh",
-    seed: SeedLike = None,
-) -> RelFIDResult:
-    r"""Block t-test of H0: FID(P, R) ≤ FID(Q, R) at the block size ("P is at least as close").
-
-    Parameters
-    ----------
-    x, y : array-like, shape (n_x, d) and (n_y, d)
-        Features of the samples of the models P and Q.
-    z : array-like, shape (n_z, d)
-        Features of the reference sample. Sample sizes may differ.
-    n_blocks : int
-        Number K ≥ 2 of disjoint blocks each sample is split into (Bińkowski et al. 2018 and
-        Jitkrittum et al. 2018 use 10 subsamples). Each block holds m = ⌊min(n_x, n_y)/K⌋ rows
-        of x and of y and ⌊n_z/K⌋ rows of z; left-over rows are not used in the test.
-    method : {"eigh", "sqrtm", "eigvals"}
-        Route to the matrix square root, as in :func:`fid`.
-    seed : int, Generator or None
-        Random source of the split into blocks (rows are shuffled first, so ordered data are
-        fine).
-
-    Returns
-    -------
-    RelFIDResult
-        The mean block difference, its t-test p-value and standard error, the K block
-        differences and the full-sample FIDs; ``confidence_interval(confidence_level)`` gives
-        the t interval.
-
-    Raises
-    ------
-    ValueError
-        For mismatched widths, NaN/inf or complex input, fewer than 2 rows per block, or when
-        FID(P, R) or FID(Q, R) overflows float64 on the full samples (FID is not scale-invariant:
-        rescale all three samples by one common factor yourself). A block whose FID overflows
-        instead gives p = 1 and ``degenerate=True`` with a :class:`~modelcompare.DegenerateDataWarning`.
-    ResourceLimitError
-        When the estimated cost passes the time limit (``MODELCOMPARE_MAX_SECONDS``, one hour by
-        default): the message says how to make the call cheaper.
-
-    Notes
-    -----
-    **What is tested.** The rows of each sample are shuffled (seeded) and cut into K disjoint
-    blocks P_k, Q_k, R_k, and D_k = FID(P_k, R_k) − FID(Q_k, R_k) is computed for each; the
-    same R_k enters both terms, which cancels much of its noise. The D_k are independent and
-    identically distributed, so the one-sided t-test on them (K − 1 degrees of freedom) tests
-    H0: E[D_k] ≤ 0, the difference of the **block-size FIDs** E[FID_m(P, R)] − E[FID_m(Q, R)].
-    An FID estimated from m rows is biased upward by a term of order d/m (Bińkowski et al.
-    2018); P and Q get blocks of the same size m, so the bias enters both terms at the same
-    order, but it depends on the covariances and is not identical for two different models:
-    the test compares the two models as FID at m rows sees them, which can differ from the
-    full-sample (or population) ordering when the two FIDs are close. ``fid_p`` and ``fid_q`` are
-    the full-sample FIDs, for reading.
-
-    **Calibration.** When P = Q the D_k are symmetric about 0 (P_k and Q_k are exchangeable), and
-    the t-test holds its level up to the normal approximation of a mean of K symmetric terms; at
-    the boundary E[D_k] = 0 with P ≠ Q it is a t-test of K i.i.d. means. Measured at α = 0.05
-    (BENCHMARKS.md; ``benchmarks/relative_fid_study.py``, ``benchmarks/relative_mmd_studies.py``):
-    size 0.052 and 0.054 at P = Q (d = 10, n = 1000, 500 replicates), 0.043–0.057 at P = Q = R and
-    at a mean-shift boundary (d = 5, 20). For two models of equal *population* FID that differ in
-    kind (a mean shift against a covariance change) the block-size FIDs differ: the rate was
-    0.007–0.023 with the covariance change as Q and 0.13–0.17 with it as P; there the test
-    correctly reports the block-size difference, which is not the population one. Power against
-    a mean shift δ = 0.3 was 0.39 and against a spread of 1.1 was 0.84 (d = 10, n = 1000). No
-    bootstrap is used: each resample would cost two full-size FIDs (hours at d = 2048), and the
-    percentile bootstrap is not consistent at P = Q = R.
-
-    **Cost.** Two full-sample FIDs and 2K block FIDs by ``method``; with ``"eigh"``, blocks of
-    m ≤ d rows use the m × m Gram form. At d = 2048 and n = 10,000 rows per sample the default
-    took 23 s on one core of a loaded machine (BENCHMARKS.md).
-
-    References
-    ----------
-    .. [1] M. Bińkowski, D. J. Sutherland, M. Arbel, A. Gretton. Demystifying MMD GANs. ICLR 2018
-       (FID's bias; 10 subsamples). arXiv:1801.01401.
-    .. [2] W. Jitkrittum et al. Informative Features for Model Comparison. NeurIPS 2018 (Table 1:
-       comparing raw FIDs decides for one model about half the time when both fit equally well).
-    .. [3] M. Heusel et al. (2017). GANs Trained by a Two Time-Scale Update Rule Converge to a Local
-       Nash Equilibrium. Advances in Neural Information Processing Systems (NeurIPS).
-       arXiv:1706.08500.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from modelcompare import relative_fid
-    >>> rng = np.random.default_rng(0)
-    >>> z = rng.normal(size=(1000, 3))
-    >>> x = rng.normal(size=(1000, 3)) + [1.0, 0.0, 0.0]
-    >>> y = rng.normal(size=(1000, 3))
-    >>> relative_fid(x, y, z, seed=0).decision(alpha=0.05)
-    True
-    """
-    x = check_samples(x, "x")
-    y = check_samples(y, "y")
-    z = check_samples(z, "z")
-    check_same_width([("x", x), ("y", y), ("z", z)], what="relative FID")
-    n_blocks = check_int(n_blocks, "n_blocks", low=2)
-    method = check_choice(method, "method", FID_METHODS)
-    nx, ny, nz = x.shape[0], y.shape[0], z.shape[0]
-    m, mz = min(nx, ny) // n_blocks, nz // n_blocks
-    rows = {"x": nx // n_blocks, "y": ny // n_blocks, "z": mz}
-    short = [name for name, per in rows.items() if per < 2]
-    if short or m < 2:
-        short = short or [min(("x", "y"), key=lambda a: rows[a])]
-        msg = (
-            f"`n_blocks` = {n_blocks} leaves fewer than 2 rows of `{short[0]}` per block "
-            f"(n_x = {nx}, n_y = {ny}, n_z = {nz}); each block needs at least 2 rows of each "
-            "sample: lower `n_blocks` or pass more rows."
-        )
-        raise ValueError(msg)
-    check_time(
-        _relative_fid_flops(nx, ny, nz, x.shape[1], n_blocks, method),
-        "the relative FID",
-        'use method="eigh", subsample the rows, or reduce the feature dimension',
-    )
-    rng, seed_used = check_seed(seed)
-    mom_z = _Moments(z)
-    fid_p = _fid_of(_Moments(x), mom_z, method)
-    fid_q = _fid_of(_Moments(y), mom_z, method)
-    _refuse_overflow(fid_p, "`x` and `z`", (x, z))
-    _refuse_overflow(fid_q, "`y` and `z`", (y, z))
-    ix, iy, iz = (
-        _blocks(nx, m, n_blocks, rng),
-        _blocks(ny, m, n_blocks, rng),
-        _blocks(nz, mz, n_blocks, rng),
-    )
-    diffs = np.empty(n_blocks)
-    for k in range(n_blocks):
-        ref = _Moments(z[iz[k]])
-        diffs[k] = _fid_of(_Moments(x[ix[k]]), ref, method) - _fid_of(
-            _Moments(y[iy[k]]), ref, method
-        )
-    return _block_t_test(diffs, fid_p, fid_q, m, mz, method, seed_used)
-
-
-def _block_t_test(
-    diffs: np.ndarray,
-    fid_p: float,
-    fid_q: float,
-    m: int,
-    mz: int,
-    method: str,
-    seed_used: int | None,
-) -> RelFIDResult:
-    k = diffs.size
-    mean = float(diffs.mean())
-    se = float(diffs.std(ddof=1) / np.sqrt(k)) if np.isfinite(diffs).all() else float("nan")
-    degenerate = not (np.isfinite(se) and se > 0.0)
-    if not np.isfinite(se):
-        # A block whose FID overflows float64 leaves no usable spread: no decision.
+def _warn_few_rows(n_x: int, n_z: int, d: int, z_known: bool) -> None:
+    """Warn when a sample has at most d rows: a singular covariance and an FID made of bias."""
+    short = [f"n_x = {n_x}"] if n_x <= d else []
+    if z_known and n_z <= d:
+        short.append(f"n_z = {n_z}")
+    if short:
         warnings.warn(
-            f"{int(np.count_nonzero(~np.isfinite(diffs)))} of {k} block differences are not "
-            "finite: the features are near the float64 overflow limit. Returning p = 1 with "
-            "degenerate=True; divide all three samples by one common factor and rerun.",
-            DegenerateDataWarning,
+            f"{' and '.join(short)} rows for d = {d} features: the covariance is singular and "
+            "the FID is mostly its bias, of order d/n (two samples of one distribution score "
+            "far above 0). Compare such FIDs only at equal sample sizes, or use more rows "
+            "than features.",
+            ModelCompareWarning,
             stacklevel=3,
         )
-    elif degenerate:
-        warnings.warn(
-            "Every block difference is identical (constant data?); the blocks have no spread. "
-            "Returning p = 1 with degenerate=True.",
-            DegenerateDataWarning,
-            stacklevel=3,
-        )
-    t = mean / se if not degenerate else float("nan")
-    pvalue = 1.0 if degenerate else float(np.clip(stats.t.sf(t, k - 1), 0.0, 1.0))
-    return RelFIDResult(
-        statistic=mean,
-        pvalue=pvalue,
-        t=float(t),
-        std_error=se,
-        block_differences=diffs,
-        fid_p=float(fid_p),
-        fid_q=float(fid_q),
-        n_blocks=k,
-        block_size=m,
-        reference_block_size=mz,
-        method=method,
-        degenerate=bool(degenerate),
-        seed_used=seed_used,
-    )

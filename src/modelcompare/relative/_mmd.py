@@ -40,12 +40,13 @@ _DEFAULT_TILE = 1024
 #: Tiles alive at once in :func:`rel_mmd_moments` (about ten, with the kernel's temporaries).
 _LIVE_TILES = 10
 BANDWIDTH_METHODS = ("kmod", "matlab")
+#: Estimators of the variance of the √n-scaled difference of the two MMD²_u.
+VARIANCES = ("bounliphone", "ustat")
 
 
 @result_class
 class RelMMDResult(TestResult):
-    """Result of :func:`rel_mmd` (and :func:`~modelcompare.relative.relative_kid`): a test with a
-    p-value.
+    """Result of :func:`rel_mmd`: a test with a p-value.
 
     Attributes
     ----------
@@ -56,7 +57,11 @@ class RelMMDResult(TestResult):
         as Q"; 1.0 when the variance is degenerate. ``decision(alpha)`` rejects when
         ``pvalue <= alpha``: Q fits R better than P.
     variance : float
-        Plug-in variance ν̂ = n (var_p − 2 cov_pq + var_q) of the √n-scaled statistic.
+        Estimate ν̂ of the variance of the √n-scaled statistic, by ``variance_method``.
+    variance_method : str
+        ``"bounliphone"``: the plug-in ν̂ = n (var_p − 2 cov_pq + var_q) of Bounliphone et al.
+        (2016), which can be negative; ``"ustat"``: 4 × the sample variance of the row means of
+        the difference U-statistic's kernel, never negative (see :func:`rel_mmd`).
     mmd2_p, mmd2_q : float
         The unbiased estimates MMD²_u(X, Z) and MMD²_u(Y, Z).
     var_p, var_q : float
@@ -92,6 +97,7 @@ class RelMMDResult(TestResult):
     statistic: float
     pvalue: float
     variance: float
+    variance_method: str
     mmd2_p: float
     mmd2_q: float
     var_p: float
@@ -183,7 +189,7 @@ def _bounliphone_bandwidth(
     check_same_width([("x", x), ("y", y), ("z", z)])
     method = check_choice(method, "method", BANDWIDTH_METHODS)
     max_rows = check_int(max_rows, "max_rows", low=2)
-    n = _equal_rows(x, y, z, what="the Bounliphone width", hint=False)
+    n = equal_rows(x, y, z, what="the Bounliphone width", hint=False)
     rng, _ = check_seed(seed)
     if n > max_rows:
         idx = rng.choice(n, size=max_rows, replace=False)
@@ -213,9 +219,7 @@ def _bounliphone_bandwidth(
 # --------------------------------------------------------------------------------------------------
 
 
-def _equal_rows(
-    x: np.ndarray, y: np.ndarray, z: np.ndarray, *, what: str, hint: bool = True
-) -> int:
+def equal_rows(x: np.ndarray, y: np.ndarray, z: np.ndarray, *, what: str, hint: bool = True) -> int:
     if not x.shape[0] == y.shape[0] == z.shape[0]:
         msg = (
             f"`x`, `y` and `z` must have the same number of rows for {what}; got "
@@ -301,6 +305,7 @@ class _PairSums:
         self.fro_az = 0.0  # ‖Kaz‖²_F
         self.trace_az = 0.0  # Σ_i k(a_i, z_i)
         self.second = 0.0  # Σ_ij (K̃aa + K̃zz − K̃az − K̃azᵀ)²_ij
+        self.diag_az = np.zeros(n)  # k(a_i, z_i)
 
     def _cross(self, k_az: np.ndarray, rows: slice, cols: slice) -> None:
         self.rows_az[rows] += k_az.sum(axis=1)
@@ -328,6 +333,7 @@ class _PairSums:
         k_az = tiles(a, "z", rows, cols)  # Kaz[rows, cols]
         self._cross(k_az, rows, cols)
         if diagonal:
+            self.diag_az[rows] = np.diagonal(k_az)
             self.trace_az += float(np.trace(k_az))
             np.fill_diagonal(k_az, 0.0)
             resid -= k_az
@@ -343,6 +349,13 @@ class _PairSums:
             resid -= k_za
         # The (cols, rows) block of the residual is the transpose of this one: count it twice.
         self.second += weight * float(np.vdot(resid, resid))
+
+    def row_means(self, r_z: np.ndarray, n: int) -> np.ndarray:
+        """Row means g_i = Σ_{j≠i} h_A(i, j) / (n − 1) of the MMD²_u kernel
+        h_A(i, j) = k(a_i, a_j) + k(z_i, z_j) − k(a_i, z_j) − k(a_j, z_i); their mean is MMD²_u(A, Z).
+        """
+        cross = (self.rows_az - self.diag_az) + (self.cols_az - self.diag_az)
+        return (self.r_a + r_z - cross) / (n - 1.0)
 
     def finish(self, r_z: np.ndarray, fro_zz: float, n: int) -> tuple[float, float]:
         """Return (MMD²_u(A, Z), its variance) from the accumulated sums."""
@@ -437,13 +450,58 @@ def rel_mmd_moments(
     ct5 = float(r_z @ px.cols_az) / (nz * (nz - 1) * nx) - u_zz * u_zx
     ct7 = float(px.cols_az @ py.cols_az) / (nx * nz * ny) - u_zx * u_zy
     cov = 4.0 * (nz - 2) / (nz * (nz - 1)) * (ct1 - ct3 - ct5 + ct7)
+    # Row means of the difference kernel h = h_X − h_Y (the z–z terms cancel): Sen's (1960)
+    # estimate of ζ₁ is their sample variance, and 4ζ₁ is the variance of √n·(U_X − U_Y).
+    g = px.row_means(r_z, n) - py.row_means(r_z, n)
+    ustat = 4.0 * float(np.var(g, ddof=1))
     return {
         "mmd2_p": mmd2_p,
         "mmd2_q": mmd2_q,
         "var_p": var_p,
         "var_q": var_q,
         "cov_pq": float(cov),
+        "ustat_variance": ustat,
     }
+
+
+def mmd_difference_test(
+    x: np.ndarray,
+    y: np.ndarray,
+    z: np.ndarray,
+    kernel: Kernel,
+    *,
+    variance: str,
+    chunk_size: int | None,
+) -> tuple[float, float, float, bool, dict[str, float]]:
+    """√n (MMD²_u(X, Z) − MMD²_u(Y, Z)), its variance ν̂ by ``variance``, the p-value and the flag.
+
+    Returns ``(statistic, ν̂, pvalue, degenerate, moments)``, where ``moments`` holds the two
+    MMD²_u and Bounliphone et al.'s variances and covariance (each with its 1/n factor).
+    ``"bounliphone"``: ν̂ = n (var_p − 2 cov_pq + var_q), which can be negative when the shared
+    reference makes the two estimates strongly correlated. ``"ustat"``: ν̂ = 4 ŝ², with ŝ² the
+    sample variance (ddof = 1) of the row means of the difference kernel, never negative.
+    """
+    n = x.shape[0]
+    moments = rel_mmd_moments(x, y, z, kernel, chunk_size=chunk_size)
+    ustat = moments.pop("ustat_variance")
+    statistic = math.sqrt(n) * (moments["mmd2_p"] - moments["mmd2_q"])
+    if variance == "ustat":
+        nu = ustat
+    else:
+        nu = n * (moments["var_p"] - 2.0 * moments["cov_pq"] + moments["var_q"])
+    if all(bool((s == s[0]).all()) for s in (x, y, z)):
+        # each sample one repeated point: the statistic has no sampling spread, whatever the
+        # plug-in variance says, so there is no normal approximation to read a p-value from
+        warnings.warn(
+            "each of `x`, `y` and `z` is one repeated point: the relative test is not defined; "
+            "returning p = 1.",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
+        pvalue, degenerate = 1.0, True
+    else:
+        pvalue, degenerate = guarded_pvalue(statistic, nu, stacklevel=4)
+    return float(statistic), float(nu), pvalue, degenerate, moments
 
 
 # --------------------------------------------------------------------------------------------------
@@ -451,7 +509,7 @@ def rel_mmd_moments(
 # --------------------------------------------------------------------------------------------------
 
 
-def _subsample_equal(
+def subsample_equal(
     arrays: list[np.ndarray], rng: np.random.Generator
 ) -> tuple[list[np.ndarray], bool]:
     n = min(a.shape[0] for a in arrays)
@@ -473,7 +531,8 @@ def _rel_mmd_iv(
     method: str,
     subsample: Any,
     chunk_size: Any,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float | None, Any, str, bool, int | None]:
+    variance: Any,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float | None, Any, str, bool, int | None, str]:
     x = check_samples(x, "x", min_samples=3)
     y = check_samples(y, "y", min_samples=3)
     z = check_samples(z, "z", min_samples=3)
@@ -490,7 +549,8 @@ def _rel_mmd_iv(
     subsample = check_bool(subsample, "subsample")
     if chunk_size is not None:
         chunk_size = check_int(chunk_size, "chunk_size", low=1)
-    return x, y, z, bandwidth, kernel, method, subsample, chunk_size
+    variance = check_choice(variance, "variance", VARIANCES)
+    return x, y, z, bandwidth, kernel, method, subsample, chunk_size, variance
 
 
 @renamed_parameters(method="bandwidth_method")
@@ -502,6 +562,7 @@ def rel_mmd(
     bandwidth: float | None = None,
     kernel: Kernel | None = None,
     bandwidth_method: str = "kmod",
+    variance: str = "bounliphone",
     subsample: bool = False,
     seed: SeedLike = None,
     chunk_size: int | None = None,
@@ -527,13 +588,19 @@ def rel_mmd(
     kernel : callable, optional
         Any symmetric kernel ``kernel(a, b) -> Gram matrix``, e.g.
         :class:`~modelcompare.kernels.PolynomialKernel` (see
-        :func:`~modelcompare.relative.relative_kid`). Mutually exclusive with ``bandwidth``.
+        :func:`~modelcompare.relative.rel_kid`). Mutually exclusive with ``bandwidth``.
     bandwidth_method : {"kmod", "matlab"}
         Median heuristic used when neither ``bandwidth`` nor ``kernel`` is given, on the same
         ≤ 1000 random rows of x, y and z. ``"kmod"`` (default, the translation used for the
         experiments of Jitkrittum et al. 2018): σ² = ½ · mean(√median‖y_i − z_j‖²,
         √median‖x_i − z_j‖²)². ``"matlab"``, the original Matlab code read literally:
         σ = mean_j √(median D_j / 2), with D_j the distances between the reference and model j.
+    variance : {"bounliphone", "ustat"}
+        Estimator of the variance ν̂ of the √n-scaled statistic. ``"bounliphone"`` (default, the
+        authors' and the one that reproduces their numbers): n (var_p − 2 cov_pq + var_q), from
+        Gretton's variance of each MMD²_u and Bounliphone et al.'s covariance; it can come out
+        negative when the shared reference makes the two estimates strongly correlated.
+        ``"ustat"``: the variance of the difference as one U-statistic, never negative (Notes).
     subsample : bool
         The test needs n_x = n_y = n_z. With ``subsample=True``, larger samples are subsampled
         (without replacement, seeded) to the smallest size; otherwise unequal sizes raise.
@@ -577,6 +644,19 @@ def rel_mmd(
     or a tiny width) gives p = 1, ``degenerate=True`` and a
     :class:`~modelcompare.DegenerateDataWarning`.
 
+    **The U-statistic variance** (``variance="ustat"``). With w_i = (x_i, y_i, z_i), the
+    difference MMD²_u(X, Z) − MMD²_u(Y, Z) is one U-statistic of order 2 with the symmetric kernel
+
+    .. math::
+
+        h(i, j) = k(x_i,x_j) - k(y_i,y_j) - k(x_i,z_j) - k(x_j,z_i) + k(y_i,z_j) + k(y_j,z_i)
+
+    (the z–z terms cancel). By Hoeffding (1948), n·Var(U) → 4ζ₁ with
+    ζ₁ = Var(E[h(w_1, w_2) | w_1]); Sen (1960) estimates ζ₁ by the sample variance (ddof = 1) of
+    the row means g_i = Σ_{j≠i} h(i, j)/(n − 1), so ν̂ = 4·Σ(g_i − ḡ)²/(n − 1) ≥ 0 by
+    construction (ḡ is the statistic over √n). It ignores the second-order term, which matters
+    only where ζ₁ = 0 (P = Q = R).
+
     Every sum is formed from Gram-matrix row sums computed block by block, so the cost is O(n² d)
     time and O(n) memory beyond one block; the reference code forms full matrix products (O(n³)).
     Results are conditional on the kernel: a different width can favour the other model.
@@ -587,6 +667,10 @@ def rel_mmd(
        Relative Similarity for Model Selection in Generative Models. ICLR 2016. arXiv:1511.04581.
     .. [2] W. Jitkrittum, H. Kanagawa, P. Sangkloy, J. Hays, B. Schölkopf, A. Gretton. Informative
        Features for Model Comparison. NeurIPS 2018.
+    .. [3] W. Hoeffding. A Class of Statistics with Asymptotically Normal Distribution. Annals of
+       Mathematical Statistics 19 (1948), 293–325 (Theorem 5.2).
+    .. [4] P. K. Sen. On Some Convergence Properties of U-Statistics. Calcutta Statistical
+       Association Bulletin 10 (1960), 1–18.
 
     Examples
     --------
@@ -600,14 +684,14 @@ def rel_mmd(
     >>> res.pvalue < 0.05
     True
     """
-    x, y, z, bandwidth, kernel, method, subsample, chunk_size = _rel_mmd_iv(
-        x, y, z, bandwidth, kernel, bandwidth_method, subsample, chunk_size
+    x, y, z, bandwidth, kernel, method, subsample, chunk_size, variance = _rel_mmd_iv(
+        x, y, z, bandwidth, kernel, bandwidth_method, subsample, chunk_size, variance
     )
     rng, seed_used = check_seed(seed)
     subsampled = False
     if subsample:
-        (x, y, z), subsampled = _subsample_equal([x, y, z], rng)
-    n = _equal_rows(x, y, z, what="Rel-MMD")
+        (x, y, z), subsampled = subsample_equal([x, y, z], rng)
+    n = equal_rows(x, y, z, what="Rel-MMD")
 
     width_source: str | None = None
     if kernel is None:
@@ -623,25 +707,14 @@ def rel_mmd(
     elif isinstance(kernel, GaussianKernel):
         bandwidth, width_source = float(kernel.bandwidth), "given"
 
-    moments = rel_mmd_moments(x, y, z, kernel, chunk_size=chunk_size)
-    statistic = math.sqrt(n) * (moments["mmd2_p"] - moments["mmd2_q"])
-    variance = n * (moments["var_p"] - 2.0 * moments["cov_pq"] + moments["var_q"])
-    if all(bool((s == s[0]).all()) for s in (x, y, z)):
-        # each sample one repeated point: the statistic has no sampling spread, whatever the
-        # plug-in variance says, so there is no normal approximation to read a p-value from
-        warnings.warn(
-            "each of `x`, `y` and `z` is one repeated point: the relative test is not defined; "
-            "returning p = 1.",
-            DegenerateDataWarning,
-            stacklevel=2,
-        )
-        pvalue, degenerate = 1.0, True
-    else:
-        pvalue, degenerate = guarded_pvalue(statistic, variance)
+    statistic, nu, pvalue, degenerate, moments = mmd_difference_test(
+        x, y, z, kernel, variance=variance, chunk_size=chunk_size
+    )
     return RelMMDResult(
-        statistic=float(statistic),
+        statistic=statistic,
         pvalue=pvalue,
-        variance=float(variance),
+        variance=nu,
+        variance_method=variance,
         n=n,
         kernel=repr(kernel),
         bandwidth=None if bandwidth is None else float(bandwidth),
