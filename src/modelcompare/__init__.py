@@ -62,6 +62,18 @@ if TYPE_CHECKING:
         relative_kid,
     )
 
+    # generative-model scores
+    from modelcompare.relative import (
+        CMMDResult,
+        FDInfinityResult,
+        FDResult,
+        PRDCResult,
+        cmmd,
+        fd,
+        fd_infinity,
+        prdc,
+    )
+
     # posterior diagnostics
     from modelcompare.posterior import (
         AffineGaussianFlow,

@@ -30,6 +30,12 @@ from modelcompare.relative._image_metrics import (
 )
 from modelcompare.relative._mmd import RelMMDResult, rel_mmd
 
+# isort: split
+# generative-model scores: FD on any features, FD∞, CMMD, precision/recall/density/coverage
+from modelcompare.relative._cmmd import CMMDResult, cmmd
+from modelcompare.relative._fd import FDInfinityResult, FDResult, fd, fd_infinity
+from modelcompare.relative._prdc import PRDCResult, prdc
+
 __all__ = [  # noqa: RUF022 (two blocks: UME/FSSD, then MMD/KID/FID)
     "PRESETS",
     "FSSDParams",
@@ -57,4 +63,13 @@ __all__ = [  # noqa: RUF022 (two blocks: UME/FSSD, then MMD/KID/FID)
     "rel_mmd",
     "relative_fid",
     "relative_kid",
+    # generative-model scores
+    "CMMDResult",
+    "FDInfinityResult",
+    "FDResult",
+    "PRDCResult",
+    "cmmd",
+    "fd",
+    "fd_infinity",
+    "prdc",
 ]
