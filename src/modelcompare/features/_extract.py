@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from modelcompare._foundation.optional import import_optional
+from modelcompare._foundation.torch_support import check_device, import_torch, resolve_device
 from modelcompare._foundation.validation import check_int
 from modelcompare._foundation.version import __version__
 from modelcompare.features._featureset import FeatureSet, load_features
@@ -69,7 +71,7 @@ def extract_features(
     batch_size : int
         Images per forward pass; memory is bounded by one batch.
     device : str
-        Torch device, e.g. ``"cuda"``.
+        Torch device: ``"cpu"``, ``"cuda"``, ``"mps"``, ``"gpu"`` or ``"auto"``.
     cache_dir : str or path, optional
         Folder of cached features. A second call on the same images (same file contents), with
         the same extractor, weights, preprocessing and library version reads them back.
@@ -106,6 +108,7 @@ def extract_features(
     ((10, 3), 'mean-colour')
     """
     ex = get_extractor(extractor)
+    check_device(device)
     batch_size = check_int(batch_size, "batch_size", low=1)
     weights = None if weights is None else str(weights)
     source = image_source(images)
@@ -115,9 +118,8 @@ def extract_features(
         cache_file = Path(cache_dir) / f"{ex.name}-{cache_key(content, ex, weights)}.npz"
         if cache_file.is_file():
             return load_features(cache_file)
-    from modelcompare._foundation.optional import import_optional
-
-    import_optional("torch", purpose=f"the {ex.name!r} feature extractor")
+    torch = import_torch(f"the {ex.name!r} feature extractor")
+    device = str(resolve_device(device, torch))
     fn = ex.load(device, weights)
     tqdm = import_optional("tqdm.auto", purpose="the progress bar").tqdm
     try:

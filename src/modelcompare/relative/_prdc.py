@@ -13,6 +13,7 @@ import numpy as np
 from modelcompare._foundation.resources import check_memory, check_time, estimate_array_bytes
 from modelcompare._foundation.results import ConfidenceInterval, Result, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
+from modelcompare._foundation.torch_support import check_device, import_torch, resolve_device
 from modelcompare._foundation.validation import (
     check_choice,
     check_int,
@@ -105,11 +106,11 @@ class _Backend:
     """numpy on the CPU, or torch on ``device`` (the GPU path)."""
 
     def __init__(self, device: str | None) -> None:
-        self.device = device
-        if device is not None:
-            import torch
-
-            self.torch = torch
+        self.device = None
+        if device is not None and device != "cpu":
+            self.torch = import_torch("prdc on a torch device")
+            dev = resolve_device(device, self.torch)
+            self.device = None if dev.type == "cpu" else dev
 
     def put(self, a: np.ndarray) -> Any:
         if self.device is None:
@@ -192,7 +193,8 @@ def prdc(
     chunk_size : int, optional
         Rows per block of distances (default 2,048): memory is bounded by chunk × n.
     device : str
-        ``"cpu"`` computes with numpy; another torch device (e.g. ``"cuda"``) with torch there.
+        ``"cpu"`` computes with numpy; ``"cuda"``, ``"gpu"`` or ``"auto"`` with torch on that
+        device (``"auto"`` falls back to numpy on the CPU).
     seed : int, Generator or None
         Random source of the subsamples.
 
@@ -273,7 +275,7 @@ def prdc(
         "lower `n_subsets` or subsample the rows",
     )
     rng, seed_used = check_seed(seed)
-    be = _Backend(None if device == "cpu" else device)
+    be = _Backend(check_device(device))
     full = _prdc_once(x, z, k, rows, be)
     errors: dict[str, float] = {}
     if n_subsets:
