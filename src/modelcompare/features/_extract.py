@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +116,8 @@ def extract_features(
     content = source.content_hash
     cache_file = None
     if cache_dir is not None and content is not None:
-        cache_file = Path(cache_dir) / f"{ex.name}-{cache_key(content, ex, weights)}.npz"
+        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", ex.name)[-40:]  # a registered name may be a path
+        cache_file = Path(cache_dir) / f"{stem}-{cache_key(content, ex, weights)}.npz"
         if cache_file.is_file():
             return load_features(cache_file)
     torch = import_torch(f"the {ex.name!r} feature extractor")
