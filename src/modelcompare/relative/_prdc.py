@@ -25,8 +25,8 @@ from modelcompare.relative._intervals import normal_interval
 __all__ = ["PRDC_METRICS", "PRDCResult", "prdc"]
 
 PRDC_METRICS = ("precision", "recall", "density", "coverage")
-#: Rows per block of the distance matrices when ``chunk_size`` is not given.
-_DEFAULT_CHUNK = 2048
+#: Bytes of one block of distances (rows × n × 8) when ``chunk_size`` is not given.
+_BLOCK_BYTES = 1 << 25
 
 
 @result_class
@@ -119,11 +119,17 @@ class _Backend:
 
     def dist(self, a: Any, b: Any, sq_b: Any) -> Any:
         """Euclidean distances between the rows of a and b (‖a‖² + ‖b‖² − 2abᵀ, as sklearn)."""
+        # in place on one block, in sklearn's order: −2abᵀ, + ‖a‖², + ‖b‖², clip at 0, √
         if self.device is None:
-            sq = np.einsum("ij,ij->i", a, a)[:, None] + sq_b[None, :] - 2.0 * (a @ b.T)
-            return np.sqrt(np.maximum(sq, 0.0))
-        sq = (a * a).sum(1)[:, None] + sq_b[None, :] - 2.0 * (a @ b.T)
-        return sq.clamp_min(0.0).sqrt()
+            out = a @ b.T
+            out *= -2.0
+            out += np.einsum("ij,ij->i", a, a)[:, None]
+            out += sq_b[None, :]
+            np.maximum(out, 0.0, out=out)
+            return np.sqrt(out, out=out)
+        out = a @ b.T
+        out.mul_(-2.0).add_((a * a).sum(1)[:, None]).add_(sq_b[None, :])
+        return out.clamp_min_(0.0).sqrt_()
 
     def sqnorm(self, a: Any) -> Any:
         return np.einsum("ij,ij->i", a, a) if self.device is None else (a * a).sum(1)
@@ -191,7 +197,8 @@ def prdc(
         Half-size subsamples, drawn without replacement, for the standard errors (0: none; each
         costs about a quarter of the full computation).
     chunk_size : int, optional
-        Rows per block of distances (default 2,048): memory is bounded by chunk × n.
+        Rows per block of distances (default: about 32 MiB of distances per block, between 64
+        and 4,096 rows): memory is bounded by chunk × n, besides the data.
     device : str
         ``"cpu"`` computes with numpy; ``"cuda"``, ``"gpu"`` or ``"auto"`` with torch on that
         device (``"auto"`` falls back to numpy on the CPU).
@@ -262,7 +269,10 @@ def prdc(
     if n_subsets == 1:
         msg = "`n_subsets` must be 0 (no standard errors) or at least 2; got 1."
         raise ValueError(msg)
-    rows = _DEFAULT_CHUNK if chunk_size is None else check_int(chunk_size, "chunk_size", low=1)
+    if chunk_size is None:  # about 32 MiB of distances per block, 64 to 4,096 rows
+        rows = max(64, min(4096, _BLOCK_BYTES // (8 * max(nx, nz))))
+    else:
+        rows = check_int(chunk_size, "chunk_size", low=1)
     check_memory(
         estimate_array_bytes((3, min(rows, max(nx, nz)), max(nx, nz))),
         f"blocks of {rows} rows of distances",
