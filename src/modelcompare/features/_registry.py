@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -64,7 +64,7 @@ class Extractor:
     """
 
     name: str
-    load: Callable[[str, str | None], BatchFn]
+    load: Callable[[str, str | None], BatchFn] = field(repr=False)
     preprocessing: str
     weights_source: str = ""
     weights_id: str = ""
