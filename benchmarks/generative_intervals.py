@@ -149,8 +149,9 @@ def main() -> None:
         ],
         "rows": rows,
         "notes": (
-            "At P = Q the CMMD's first-order term vanishes and the delta-method standard error "
-            "understates the spread: read that row as a warning, not a calibration."
+            "200 replicates each. Where the standard error is above the spread the interval is "
+            "conservative: CMMD at P = Q, where the first-order term of the delta method "
+            "vanishes, and recall."
         ),
     }
     OUT.parent.mkdir(exist_ok=True)

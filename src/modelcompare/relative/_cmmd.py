@@ -128,9 +128,10 @@ def cmmd(
 
     The standard error is the delta-method one: the first-order influence of x_i is
     2(mean_j k(x_i, x_j) − mean_j k(x_i, z_j)) and that of z_i is 2(mean_j k(z_i, z_j) −
-    mean_j k(x_j, z_i)), so Var ≈ s²(Var f/n_x + Var g/n_z). It describes E[CMMD_n]; when the two
-    distributions are equal the first-order term vanishes and the interval is too short (the
-    coverage measured in ``benchmarks/generative_intervals.py``).
+    mean_j k(x_j, z_i)), so Var ≈ s²(Var f/n_x + Var g/n_z). It describes E[CMMD_n]. Measured
+    coverage of the 95 % interval (``benchmarks/generative_intervals.py``, 200 replicates,
+    d = 16, n = 300): 0.97 with P ≠ Q; 0.995 at P = Q, where the first-order term vanishes and
+    the interval is conservative.
 
     References
     ----------

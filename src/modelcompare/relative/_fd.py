@@ -125,8 +125,8 @@ def fd(
     -----
     The value is :func:`fid` on whatever features are given: FD-DINOv2 (Stein et al. 2023) on
     DINOv2 ViT-L/14 features, FID on Inception pool3 features. The bootstrap standard error
-    describes the spread of FD_n; the interval is for E[FD_n] (measured coverage in
-    ``benchmarks/generative_intervals.py``), which exceeds the population FD by a bias of order
+    describes the spread of FD_n; the interval is for E[FD_n] (95 % interval: coverage 0.96 over
+    200 replicates at d = 5, n = 300, ``benchmarks/generative_intervals.py``), which exceeds the population FD by a bias of order
     d/n: :func:`fd_infinity` extrapolates it away. To test which of two models is closer to the
     data, use :func:`relative_fid`.
 
@@ -303,8 +303,9 @@ def fd_infinity(
     1/N is evaluated at 1/N = 0 (the reference's ``LinearRegression().predict([[0]])``).
 
     The subsets overlap, so the regression's own standard error is wrong; the standard error here
-    is the bootstrap one of the whole procedure, and the interval is for FD∞ (coverage measured
-    in ``benchmarks/generative_intervals.py``).
+    is the bootstrap one of the whole procedure, and the interval is for FD∞ (95 % interval:
+    coverage 0.935, 95 % CI [0.89, 0.97], over 200 replicates at d = 5, n = 1,000 with
+    ``subsample_reference=True``; ``benchmarks/generative_intervals.py``).
 
     References
     ----------

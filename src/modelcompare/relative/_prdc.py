@@ -234,8 +234,9 @@ def prdc(
     neighbour: the k-NN radii shrink towards 0. So the standard errors come from half-size
     subsamples without replacement (the delete-d jackknife of Shao & Wu 1989 with d = n/2, whose
     variance estimate is the variance of the half-sample values). The interval is for
-    E[metric_n], the metric's expectation at these sizes; its coverage is measured in
-    ``benchmarks/generative_intervals.py``.
+    E[metric_n], the metric's expectation at these sizes. Measured coverage of the 95 % interval
+    (200 replicates, d = 5, n = 300, 20 subsets; ``benchmarks/generative_intervals.py``):
+    precision 0.955, recall 0.985, density 0.96, coverage 0.975.
 
     References
     ----------
