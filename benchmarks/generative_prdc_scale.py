@@ -93,13 +93,18 @@ def main() -> None:
                     r["coverage"],
                 ]
             )
+    if OUT.is_file():  # keep the rows of earlier runs at other sizes
+        ran = {(r[0], r[1], r[2]) for r in rows}
+        old = json.loads(OUT.read_text(encoding="utf-8"))["rows"]
+        rows = [r for r in old if (r[0], r[1], r[2]) not in ran and r[3] is not None] + rows
+        rows.sort(key=lambda r: (r[0], r[2]))
     payload = {
         "slug": "generative_prdc_scale",
         "title": "Precision, recall, density and coverage at scale, beside the prdc package",
         "part": "generative",
         "script": "benchmarks/generative_prdc_scale.py",
-        "command": "python benchmarks/generative_prdc_scale.py "
-        + " ".join(a for a in sys.argv[1:]),
+        "command": "python benchmarks/generative_prdc_scale.py --n 2000 5000 10000 "
+        "--prdc-max-n 10000; then --n 15000 20000 --prdc-max-n 15000 (rows merged)",
         "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared), "
         f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, device {args.device}",
         "date": datetime.date.today().isoformat(),
