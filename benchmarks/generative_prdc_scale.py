@@ -94,7 +94,8 @@ def main() -> None:
                 ]
             )
     if OUT.is_file():  # keep the rows of earlier runs at other sizes
-        ran = {(r[0], r[1], r[2]) for r in rows}
+        ran = {(r[0], r[1], r[2]) for r in rows if r[3] is not None}
+        rows = [r for r in rows if r[3] is not None or (r[0], r[1], r[2]) not in ran]
         old = json.loads(OUT.read_text(encoding="utf-8"))["rows"]
         rows = [r for r in old if (r[0], r[1], r[2]) not in ran and r[3] is not None] + rows
         rows.sort(key=lambda r: (r[0], r[2]))

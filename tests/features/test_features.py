@@ -194,3 +194,22 @@ def test_inception_resize_equals_torch_fidelity(shape: tuple[int, int]) -> None:
     theirs = reference(imgs, size=(299, 299), align_corners=False)
     assert ours.shape == (2, 3, 299, 299)
     assert torch.equal(ours, theirs)
+
+
+@pytest.mark.gpu
+def test_extract_on_cuda_equals_cpu(tiny: str) -> None:
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    imgs = _images(20, 0, 6)
+    cpu = extract_features(imgs, tiny, batch_size=8)
+    gpu = extract_features(imgs, tiny, batch_size=8, device="cuda")
+    np.testing.assert_allclose(gpu.features, cpu.features, rtol=1e-4, atol=1e-5)
+    assert gpu.provenance["device"] == "cuda"
+
+
+def test_progress_bar_and_iterables(tiny: str, capsys: pytest.CaptureFixture[str]) -> None:
+    imgs = _images(9, 0, 7)
+    fs = extract_features(iter([imgs[:4], imgs[4:]]), tiny, batch_size=3, progress=True)
+    assert fs.n_images == 9
+    assert fs.provenance["content_hash"] is None  # a one-shot iterable is not cached
+    assert "features (tiny-test)" in capsys.readouterr().err

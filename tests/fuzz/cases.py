@@ -242,6 +242,10 @@ def _two_sample() -> list[Entry]:
     ]
 
 
+# a resample count where 0 is legitimate (no standard error)
+_RESAMPLES_OR_NONE = [*(m for m in SIZE if m[0] != "0"), *_opts(("0", 0, False))]
+
+
 def _relative() -> list[Entry]:
     """The relative fit tests."""
     return [
@@ -355,6 +359,66 @@ def _relative() -> list[Entry]:
             lambda: {"x": _normal(), "z": _normal(seed=1), "n_subsets": 5, "subset_size": 20},
             {"x": SAMPLES, "z": SAMPLES, "n_subsets": SIZE, "subset_size": BATCH, "seed": SEED},
             widths=("x", "z"),
+        ),
+        Entry(
+            "fd",
+            lambda: {"x": _normal(), "z": _normal(seed=1), "n_resamples": 5, "seed": 0},
+            {
+                "x": SAMPLES,
+                "z": SAMPLES,
+                "n_resamples": _RESAMPLES_OR_NONE,
+                "method": CHOICE,
+                "seed": SEED,
+            },
+            widths=("x", "z"),
+        ),
+        Entry(
+            "fd_infinity",
+            lambda: {
+                "x": _normal(),
+                "z": _normal(seed=1),
+                "sizes": [10, 20, 30],
+                "n_resamples": 3,
+                "seed": 0,
+            },
+            {
+                "x": SAMPLES,
+                "z": SAMPLES,
+                "subsample_reference": FLAG,
+                "n_resamples": _RESAMPLES_OR_NONE,
+                "method": CHOICE,
+                "seed": SEED,
+            },
+            widths=("x", "z"),
+            bounded=("sizes",),
+        ),
+        Entry(
+            "cmmd",
+            lambda: {"x": _normal(), "z": _normal(seed=1)},
+            {
+                "x": SAMPLES,
+                "z": SAMPLES,
+                "bandwidth": POSITIVE,
+                "scale": POSITIVE,
+                "normalize": FLAG,
+                "chunk_size": BATCH,
+            },
+            widths=("x", "z"),
+        ),
+        Entry(
+            "prdc",
+            lambda: {"x": _normal(), "z": _normal(seed=1), "n_subsets": 3, "seed": 0},
+            {
+                "x": SAMPLES,
+                "z": SAMPLES,
+                "nearest_k": SIZE,
+                "n_subsets": _RESAMPLES_OR_NONE,
+                "chunk_size": BATCH,
+                "device": DEVICE,
+                "seed": SEED,
+            },
+            widths=("x", "z"),
+            bounded=("nearest_k", "n_subsets"),
         ),
         Entry(
             "optimize_ume",

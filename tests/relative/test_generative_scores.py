@@ -228,3 +228,19 @@ def test_fd_infinity_errors_and_interval() -> None:
     lo, hi = res.confidence_interval()
     assert lo < res.value < hi
     assert res.std_error > 0
+
+
+def test_prdc_memory_is_bounded_by_the_block() -> None:
+    """Peak memory stays near one block of distances, far below one n × n matrix."""
+    import tracemalloc
+
+    rng = np.random.default_rng(13)
+    n = 6000
+    x, z = rng.normal(size=(n, 4)), rng.normal(size=(n, 4))
+    tracemalloc.start()
+    try:
+        prdc(x, z, n_subsets=0, chunk_size=256)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.2 * n * n * 8  # one n × n float64 matrix is 288 MB

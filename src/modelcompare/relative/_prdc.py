@@ -137,7 +137,8 @@ class _Backend:
     def kth(self, d: Any, k: int) -> Any:
         """The k-th smallest value of each row (1-based)."""
         if self.device is None:
-            return np.partition(d, k - 1, axis=1)[:, k - 1]
+            # a copy: a view would keep the whole partitioned block alive
+            return np.partition(d, k - 1, axis=1)[:, k - 1].copy()
         return d.kthvalue(k, dim=1).values
 
     def numpy(self, a: Any) -> np.ndarray:
