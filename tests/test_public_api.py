@@ -93,6 +93,11 @@ CALLS: dict[str, Callable[[], Any]] = {
     ),
     "fid": lambda: mc.fid(_normal(), _normal(seed=1)),
     "kid": lambda: mc.kid(_normal(), _normal(seed=1), n_subsets=5, subset_size=20, seed=0),
+    "fd": lambda: mc.fd(_normal(), _normal(seed=1), n_resamples=5, seed=0),
+    "fd_infinity": lambda: mc.fd_infinity(
+        _normal(), _normal(seed=1), sizes=[20, 30, 40], n_resamples=3, seed=0
+    ),
+    "cmmd": lambda: mc.cmmd(_normal(), _normal(seed=1)),
     # posterior
     "sbc": lambda: mc.sbc(*_flow_and_pairs(), n_posterior_samples=20, seed=0),
     "sbc_test": lambda: mc.sbc_test(_rng().integers(0, 21, size=(150, 2)), 20, seed=0),
@@ -438,6 +443,10 @@ PART_SPECIFIC: dict[str, str] = {
     "bandwidth_bounds": "relative: OptimizerOptions' bounds on the width",
     "test": "relative and experiments: the test an option set or a power study is for",
     "scheme": "relative: how rel_fid gets its standard error (jackknife or blocks)",
+    "nearest_k": "relative: the k of prdc's k-nearest-neighbour balls (Naeem et al.'s name)",
+    "metric": "relative: which of precision, recall, density and coverage an interval is for",
+    "sizes": "relative: the subset sizes N that FD∞ extrapolates over",
+    "subsample_reference": "relative: FD∞ subsamples the reference sample too",
     # posterior
     "atol": "posterior: check_flow's tolerance",
     "band": "posterior: which band plot_global_pp draws",
@@ -458,11 +467,11 @@ PART_SPECIFIC: dict[str, str] = {
     "prior_cov": "posterior: the Gaussian test model's prior",
     "rearrange": "posterior: monotone rearrangement of the amortised regressor",
     "reference_points": "posterior: TARP's reference points",
-    "normalize": "posterior: what parameter_recovery divides the RMSE by",
+    "normalize": "posterior: what parameter_recovery divides the RMSE by; relative: CMMD's L2 norm",
     "prior_variance": "posterior: the prior variances of posterior_contraction",
     "aggregation": "posterior: how calibration_error summarises its levels",
     "tolerance": "posterior: the z-scores' spread that PosteriorContractionResult.reading accepts",
-    "scale": "posterior: the affine flow's scale",
+    "scale": "posterior: the affine flow's scale; relative: CMMD's factor on the MMD²",
     "scale_factor": "posterior: the over/under-dispersion of the exact test flow",
     "simultaneous": "posterior: the simultaneous band's construction",
     "u": "posterior: the regression targets of a null regressor's fit",
@@ -527,6 +536,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
             ("local_coverage_test", "local_independence_test", "fit_null_regressors", "lc2st_nf"),
         ),
         "bootstrap-t p-value": (1999, ("compare_posteriors", "rank_posteriors")),
+        "bootstrap standard error of a score": (50, ("fd", "fd_infinity")),
         "planned by the report": (None, ("validate_posterior",)),
     },
     "regressor": {
@@ -636,7 +646,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
         "a plot of two models": (("a", "b"), ("plot_posterior",)),
     },
     "method": {
-        "FID's matrix square root": ("eigh", ("fid", "rel_fid")),
+        "FID's matrix square root": ("eigh", ("fid", "rel_fid", "fd", "fd_infinity")),
         "a paired mean": ("t", ("compare_posteriors", "rank_posteriors")),
     },
     "statistic": {
@@ -653,6 +663,26 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
     "variance": {
         "the relative KID": ("ustat", ("rel_kid",)),
         "Rel-MMD, the authors' test": ("bounliphone", ("rel_mmd",)),
+    },
+    "bandwidth": {
+        "chosen from the data": (
+            None,
+            (
+                "fssd_power_criterion_map",
+                "optimize_fssd",
+                "optimize_ume",
+                "power_criterion_map",
+                "rel_fssd",
+                "rel_ume",
+                "select_locations",
+                "rel_mmd",
+            ),
+        ),
+        "CMMD's fixed width": (10.0, ("cmmd",)),
+    },
+    "n_subsets": {
+        "KID's estimator": (100, ("kid",)),
+        "half-size subsets for a standard error": (20, ("prdc",)),
     },
     "train_fraction": {
         "relative tests": (0.2, ("rel_ume", "rel_fssd")),

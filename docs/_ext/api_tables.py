@@ -37,8 +37,8 @@ PARTS = {
 # public modules documented as modules (their own ``__all__``), on one page
 MODULES_PAGE = (
     "modules",
-    "Kernels and densities",
-    ("modelcompare.kernels", "modelcompare.densities"),
+    "Kernels, densities and feature extractors",
+    ("modelcompare.kernels", "modelcompare.densities", "modelcompare.features"),
 )
 
 # the module of the result protocol: its classes below ``Result`` name the kinds of result
@@ -140,7 +140,8 @@ def write_pages(srcdir: Path) -> list[str]:
     lines = [
         *_title(title),
         "The building blocks that the relative-fit tests accept: kernels (``kernel=``) and",
-        "densities with an exact score (for Rel-FSSD).",
+        "densities with an exact score (for Rel-FSSD); and the feature extractors that turn",
+        "images into the features the generative-model scores and tests take.",
         "",
         ".. autosummary::",
         "   :toctree: ../generated",

@@ -9,6 +9,10 @@ The files this script writes are drawn from one seeded generator, so it reproduc
 - ``x_eval.npy``: three observations x₀ of the same model, the evaluation points of the local
   coverage test (``--x-eval``);
 - ``categorical.npy``: draws of a categorical model over {0..5}^6, for ``modelcompare granularity``;
+- ``digits_p.npy``, ``digits_q.npy``, ``digits_ref.npy``: 300 of scikit-learn's 8 × 8 digits each as
+  uint8 images (0–255), P with pixel noise added, Q and the reference untouched (disjoint
+  digits), for ``modelcompare features``, ``metrics`` and ``relative --features`` with the
+  extractor in ``digit_features.py``;
 
 The other files are shipped as they are:
 
@@ -55,12 +59,23 @@ def evaluation_points(rng: np.random.Generator) -> None:
     np.save(HERE / "x_eval.npy", x_eval)
 
 
+def digits() -> None:
+    from sklearn.datasets import load_digits
+
+    images = np.round(load_digits().images * (255 / 16)).astype(np.uint8)  # (1797, 8, 8)
+    noise = np.random.default_rng(7).normal(0.0, 80.0, size=(300, 8, 8))
+    np.save(HERE / "digits_p.npy", np.clip(images[:300] + noise, 0, 255).astype(np.uint8))
+    np.save(HERE / "digits_q.npy", images[300:600])
+    np.save(HERE / "digits_ref.npy", images[600:900])
+
+
 def main() -> None:
     rng = np.random.default_rng(20261201)
     relative_fit(rng)
     coverage(rng)
     categorical(rng)
     evaluation_points(rng)  # drawn last, so that the files above stay as they were
+    digits()  # its own generator
 
 
 if __name__ == "__main__":

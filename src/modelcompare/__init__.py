@@ -65,6 +65,18 @@ if TYPE_CHECKING:
         rel_mmd,
     )
 
+    # generative-model scores
+    from modelcompare.relative import (
+        CMMDResult,
+        FDInfinityResult,
+        FDResult,
+        PRDCResult,
+        cmmd,
+        fd,
+        fd_infinity,
+        prdc,
+    )
+
     # posterior diagnostics
     from modelcompare.posterior import (
         AffineGaussianFlow,

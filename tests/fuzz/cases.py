@@ -242,6 +242,10 @@ def _two_sample() -> list[Entry]:
     ]
 
 
+# a resample count where 0 is legitimate (no standard error)
+_RESAMPLES_OR_NONE = [*(m for m in SIZE if m[0] != "0"), *_opts(("0", 0, False))]
+
+
 def _relative() -> list[Entry]:
     """The relative fit tests."""
     return [
@@ -302,7 +306,8 @@ def _relative() -> list[Entry]:
                 "z": SAMPLES,
                 "bandwidth": POSITIVE,
                 "kernel": _opts(("str", "gaussian", True), ("int", 3, True)),
-                "method": CHOICE,
+                "bandwidth_method": CHOICE,
+                "variance": CHOICE,
                 "subsample": FLAG,
                 "seed": SEED,
                 "chunk_size": BATCH,
@@ -332,6 +337,17 @@ def _relative() -> list[Entry]:
             rows=("x", "y", "z"),
         ),
         Entry(
+            "load_fid_stats",
+            lambda: {"path": _fid_stats_file()},
+            {
+                "path": _opts(
+                    ("missing", "no-such-stats.npz", True),
+                    ("int", 3, True),
+                    ("not_npz", str(Path(__file__)), True),
+                )
+            },
+        ),
+        Entry(
             "rel_fid",
             lambda: {**_xyz(), "n_blocks": 4, "seed": 0},
             {
@@ -355,6 +371,66 @@ def _relative() -> list[Entry]:
             lambda: {"x": _normal(), "z": _normal(seed=1), "n_subsets": 5, "subset_size": 20},
             {"x": SAMPLES, "z": SAMPLES, "n_subsets": SIZE, "subset_size": BATCH, "seed": SEED},
             widths=("x", "z"),
+        ),
+        Entry(
+            "fd",
+            lambda: {"x": _normal(), "z": _normal(seed=1), "n_resamples": 5, "seed": 0},
+            {
+                "x": SAMPLES,
+                "z": SAMPLES,
+                "n_resamples": _RESAMPLES_OR_NONE,
+                "method": CHOICE,
+                "seed": SEED,
+            },
+            widths=("x", "z"),
+        ),
+        Entry(
+            "fd_infinity",
+            lambda: {
+                "x": _normal(),
+                "z": _normal(seed=1),
+                "sizes": [10, 20, 30],
+                "n_resamples": 3,
+                "seed": 0,
+            },
+            {
+                "x": SAMPLES,
+                "z": SAMPLES,
+                "subsample_reference": FLAG,
+                "n_resamples": _RESAMPLES_OR_NONE,
+                "method": CHOICE,
+                "seed": SEED,
+            },
+            widths=("x", "z"),
+            bounded=("sizes",),
+        ),
+        Entry(
+            "cmmd",
+            lambda: {"x": _normal(), "z": _normal(seed=1)},
+            {
+                "x": SAMPLES,
+                "z": SAMPLES,
+                "bandwidth": POSITIVE,
+                "scale": POSITIVE,
+                "normalize": FLAG,
+                "chunk_size": BATCH,
+            },
+            widths=("x", "z"),
+        ),
+        Entry(
+            "prdc",
+            lambda: {"x": _normal(), "z": _normal(seed=1), "n_subsets": 3, "seed": 0},
+            {
+                "x": SAMPLES,
+                "z": SAMPLES,
+                "nearest_k": SIZE,
+                "n_subsets": _RESAMPLES_OR_NONE,
+                "chunk_size": BATCH,
+                "device": DEVICE,
+                "seed": SEED,
+            },
+            widths=("x", "z"),
+            bounded=("nearest_k", "n_subsets"),
         ),
         Entry(
             "optimize_ume",
@@ -488,16 +564,26 @@ def _draw_metrics() -> list[Entry]:
             {
                 "x_obs": POINTS,
                 "x_sim": SAMPLES,
-                "method": CHOICE,
+                "statistic": CHOICE,
                 "n_neighbors": COUNT,
                 "n_resamples": SIZE,
                 "seed": SEED,
             },
             widths=("x_obs", "x_sim"),
             bounded=("n_neighbors",),
-            contexts={"n_resamples": {"method": "mmd"}},
+            contexts={"n_resamples": {"statistic": "mmd"}},
         ),
     ]
+
+
+def _fid_stats_file() -> str:
+    """An ``.npz`` of FID statistics (keys ``mu``, ``sigma``), as clean-fid and pytorch-fid write."""
+    import tempfile
+
+    x = np.random.default_rng(0).normal(size=(50, 3))
+    path = Path(tempfile.mkdtemp()) / "stats.npz"
+    np.savez(path, mu=x.mean(axis=0), sigma=np.cov(x, rowvar=False))
+    return str(path)
 
 
 def _posterior() -> list[Entry]:
@@ -508,7 +594,7 @@ def _posterior() -> list[Entry]:
         Entry(
             "sbc",
             lambda: {**_flow_pairs(), "n_posterior_samples": 20, "seed": 0},
-            {**_FLOW_ROLES, "n_posterior_samples": SIZE, "method": CHOICE, "seed": SEED},
+            {**_FLOW_ROLES, "n_posterior_samples": SIZE, "statistic": CHOICE, "seed": SEED},
             widths=("theta",),
             rows=("theta", "x"),
         ),
@@ -529,7 +615,7 @@ def _posterior() -> list[Entry]:
             {
                 "ranks": [*SAMPLES, ("above_max", lambda v: _with(v, 99), True)],
                 "n_posterior_samples": BATCH,
-                "method": CHOICE,
+                "statistic": CHOICE,
                 "n_bins": BATCH,
                 "seed": SEED,
             },
@@ -562,7 +648,7 @@ def _posterior() -> list[Entry]:
                 "n_levels": SIZE,
                 "z_score": FLAG,
                 "seed": SEED,
-                "references": _opts(("str", "refs", True), ("shape", np.zeros((3, 7)), True)),
+                "reference_points": _opts(("str", "refs", True), ("shape", np.zeros((3, 7)), True)),
             },
             widths=("theta",),
             rows=("theta", "x"),
@@ -630,7 +716,7 @@ def _posterior() -> list[Entry]:
             lambda: {"pit_values": _uniform()},
             {
                 "pit_values": PIT,
-                "method": CHOICE,
+                "statistic": CHOICE,
                 "n_bins": BATCH,
                 "pairs": _opts(("out_of_range", [(0, 5)], True), ("str", "pairs", True)),
             },

@@ -134,8 +134,10 @@ def test_fid_stats_bad_input(tmp_path, rng):
     np.save(single, np.zeros(2))
     with pytest.raises(ValueError, match="`path`"):
         load_fid_stats(single)
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(ValueError, match=r"`path` .*no such file"):
         load_fid_stats(tmp_path / "absent.npz")
+    with pytest.raises(TypeError, match="`path`"):
+        load_fid_stats(3)
     with pytest.raises(ValueError, match="features"):
         fid(rng.normal(size=(50, 3)), FIDStats(np.zeros(2), np.eye(2)))
 

@@ -34,6 +34,8 @@ _COMMANDS = {
     "sweep": ("modelcompare.cli._sweep", "sweep_command"),
     "report": ("modelcompare.cli._report", "report_command"),
     "compare-posteriors": ("modelcompare.cli._compare_posteriors", "compare_posteriors_command"),
+    "features": ("modelcompare.cli._features", "features_command"),
+    "metrics": ("modelcompare.cli._metrics", "metrics_command"),
 }
 
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import click
 
-from modelcompare._foundation.io import read_matrix
 from modelcompare.cli import _options as options
 from modelcompare.cli._common import emit, handle_errors
+from modelcompare.cli._features import feature_options, feature_summary, resolve_features
 
 TESTS = ("ume", "mmd", "kid", "fid")
 
@@ -49,6 +49,7 @@ def _only_for(value: Any, option: str, allowed: tuple[str, ...], test: str) -> N
     help="fid: jackknife (the full-sample difference, every row used) or blocks (a t-test over "
     "disjoint blocks: the FID at the block size) [default: jackknife].",
 )
+@feature_options
 @options.columns()
 @options.test_options
 @options.renamed_option("--locations", "--n-locations", "n_locations")
@@ -72,6 +73,11 @@ def relative_command(
     subsample: bool | None,
     n_blocks: int | None,
     scheme: str | None,
+    extractor: str | None,
+    weights: str | None,
+    batch_size: int,
+    device: str,
+    cache_dir: str | None,
     columns: str | None,
     seed: int | None,
     as_json: bool,
@@ -83,7 +89,9 @@ def relative_command(
 
     H0: P is at least as close to REF as Q; a small p-value says Q fits better. P_SAMPLES,
     Q_SAMPLES and REF_SAMPLES are .npy, .npz[:key], .csv/.tsv or .parquet files of draws (rows) by
-    dimensions (columns), e.g. image features. Results are conditional on the kernel (and, for
+    dimensions (columns), e.g. image features, or feature files from `modelcompare features`; with
+    --features they may be images (folders, globs, uint8 .npy arrays), turned into features
+    first (read from --cache-dir when cached). Results are conditional on the kernel (and, for
     Rel-UME, on the locations). Swap P and Q to ask whether P fits better. With --alpha the
     decision is the library's ``result.decision(alpha)``: reject H0 iff p <= alpha.
 
@@ -93,6 +101,13 @@ def relative_command(
       {"bandwidth": 1.2439978735342232, ..., "mmd2_p": 0.09301190274096216,
        "mmd2_q": 0.0023600912729094814, "n": 400, ..., "pvalue": 1.741005597531306e-11, ...,
        "seed": 0, ..., "statistic": 1.8130362293610536, ..., "test": "relative-mmd", ...}
+
+    \b
+    Example (images: scikit-learn's digits, P with pixel noise, through a small extractor file):
+      $ modelcompare relative examples/data/digits_p.npy examples/data/digits_q.npy examples/data/digits_ref.npy --features examples/data/digit_features.py:pixels --test kid --seed 0 --json
+      {..., "params": {"features": {"extractor": "examples/data/digit_features.py:pixels",
+       "n_images": {"p": 300, "q": 300, "ref": 300}, ...}, ...},
+       "pvalue": 1.041795032457404e-18, ...}
     """
     from modelcompare import relative
 
@@ -105,9 +120,21 @@ def relative_command(
 
     started = time.perf_counter()
     cols = columns.split(",") if columns else None
-    x = read_matrix(p_samples, columns=cols)
-    y = read_matrix(q_samples, columns=cols)
-    z = read_matrix(ref_samples, columns=cols)
+    kw = {
+        "weights": weights,
+        "batch_size": batch_size,
+        "device": device,
+        "cache_dir": cache_dir,
+        "columns": cols,
+        "progress": not quiet,
+    }
+    sets = {
+        "p": resolve_features(p_samples, extractor, **kw),
+        "q": resolve_features(q_samples, extractor, **kw),
+        "ref": resolve_features(ref_samples, extractor, **kw),
+    }
+    summary = feature_summary(sets)
+    x, y, z = (fs.features for fs in sets.values())
     params: dict[str, Any]
     if test == "ume":
         params = {
@@ -132,6 +159,12 @@ def relative_command(
             "scheme": "jackknife" if scheme is None else scheme,
         }
         result = relative.rel_fid(x, y, z, seed=seed, **params)
+    rows = None
+    if summary["extractor"] != "unknown":
+        params["features"] = summary
+        data = result.to_dict(include_arrays=False)
+        rows = [(k, v) for k, v in data.items() if not isinstance(v, list | dict)]
+        rows += [(k, v) for k, v in summary.items()]
     emit(
         test=f"relative-{test}",
         result=result,
@@ -141,5 +174,6 @@ def relative_command(
         alpha=alpha,
         fail_on_reject=fail_on_reject,
         quiet=quiet,
+        rows=rows,
         started=started,
     )

@@ -25,6 +25,12 @@ from modelcompare.relative._mmd import RelMMDResult, rel_mmd
 from modelcompare.relative._rel_fid import RelFIDResult, rel_fid
 from modelcompare.relative._rel_kid import RelKIDResult, rel_kid
 
+# isort: split
+# generative-model scores: FD on any features, FD∞, CMMD, precision/recall/density/coverage
+from modelcompare.relative._cmmd import CMMDResult, cmmd
+from modelcompare.relative._fd import FDInfinityResult, FDResult, fd, fd_infinity
+from modelcompare.relative._prdc import PRDCResult, prdc
+
 __all__ = [  # noqa: RUF022 (two blocks: UME/FSSD, then MMD/KID/FID)
     "PRESETS",
     "FSSDParams",
@@ -55,6 +61,15 @@ __all__ = [  # noqa: RUF022 (two blocks: UME/FSSD, then MMD/KID/FID)
     "rel_fid",
     "rel_kid",
     "rel_mmd",
+    # generative-model scores
+    "CMMDResult",
+    "FDInfinityResult",
+    "FDResult",
+    "PRDCResult",
+    "cmmd",
+    "fd",
+    "fd_infinity",
+    "prdc",
 ]
 
 #: Earlier spellings, still served with a FutureWarning naming the new one (not in ``__all__``).

@@ -128,11 +128,11 @@ def load_fid_stats(path: str | os.PathLike[str]) -> FIDStats:
 
     Raises
     ------
+    TypeError
+        When ``path`` is not a str or path-like.
     ValueError
-        When the file is not an ``.npz`` archive, lacks ``mu`` or ``sigma``, or holds arrays of
-        the wrong shape or non-finite values.
-    FileNotFoundError
-        When ``path`` does not exist.
+        When ``path`` does not exist, is not an ``.npz`` archive, lacks ``mu`` or ``sigma``, or
+        holds arrays of the wrong shape or non-finite values.
 
     Examples
     --------
@@ -143,11 +143,15 @@ def load_fid_stats(path: str | os.PathLike[str]) -> FIDStats:
     >>> load_fid_stats(path)
     FIDStats(d=2, n=None)
     """
+    if not isinstance(path, str | os.PathLike):
+        msg = f"`path` must be a str or path-like, not {type(path).__name__}."
+        raise TypeError(msg)
+    if not Path(path).is_file():
+        msg = f"`path` {os.fspath(path)!r}: no such file."
+        raise ValueError(msg)
     try:
         archive = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as exc:
-        if isinstance(exc, FileNotFoundError):
-            raise
         msg = f"`path` {os.fspath(path)!r} is not an .npz archive of FID statistics ({exc})."
         raise ValueError(msg) from exc
     if not isinstance(archive, np.lib.npyio.NpzFile):
