@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         fssd_power_criterion_map,
         optimize_fssd,
         optimize_ume,
+        plot_locations_as_images,
         plot_power_criterion_map,
         power_criterion_map,
         rel_fssd,
