@@ -181,5 +181,8 @@ if TYPE_CHECKING:
         rank_posteriors,
     )
 
+    # comparing generative models
+    from modelcompare.workflows import GeneratorComparisonResult, compare_generators
+
 __getattr__, __dir__, _public = attach(__name__, __file__)
 __all__ = ["__version__", *_public]

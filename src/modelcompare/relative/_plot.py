@@ -275,6 +275,8 @@ def plot_locations_as_images(
         )
     ax.set_xticks([])
     ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
     which = "largest" if largest else "smallest"
     side = "Q" if largest else "P"
     ax.set_title(f"{top} {which} criterion values (where {side} fits better)", fontsize="small")
