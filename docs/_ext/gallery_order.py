@@ -11,6 +11,7 @@ from pathlib import Path
 ORDER = (
     "plot_relative_ume_map.py",
     "plot_relative_fssd_map.py",
+    "plot_digits_where.py",
     "plot_posterior_tutorial.py",
     "plot_posterior_global.py",
     "plot_posterior_local.py",
