@@ -12,6 +12,7 @@ ORDER = (
     "plot_relative_ume_map.py",
     "plot_relative_fssd_map.py",
     "plot_generative_digits.py",
+    "plot_digits_where.py",
     "plot_posterior_tutorial.py",
     "plot_posterior_global.py",
     "plot_posterior_local.py",

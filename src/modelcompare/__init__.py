@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         fssd_power_criterion_map,
         optimize_fssd,
         optimize_ume,
+        plot_locations_as_images,
         plot_power_criterion_map,
         power_criterion_map,
         rel_fssd,
@@ -198,6 +199,9 @@ if TYPE_CHECKING:
         plot_posterior_ranking,
         rank_posteriors,
     )
+
+    # comparing generative models
+    from modelcompare.workflows import GeneratorComparisonResult, compare_generators
 
 #: Old public names (still served, with a ``FutureWarning`` naming the new one; not in ``__all__``).
 _RENAMED = {

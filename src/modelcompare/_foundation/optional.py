@@ -18,6 +18,7 @@ _EXTRA_OF = {
     "yaml": "yaml",
     "dask": "dask",
     "distributed": "dask",
+    "jinja2": "html",
 }
 
 

@@ -36,6 +36,7 @@ _COMMANDS = {
     "compare-posteriors": ("modelcompare.cli._compare_posteriors", "compare_posteriors_command"),
     "features": ("modelcompare.cli._features", "features_command"),
     "metrics": ("modelcompare.cli._metrics", "metrics_command"),
+    "compare-generators": ("modelcompare.cli._compare_generators", "compare_generators_command"),
 }
 
 

@@ -13,7 +13,7 @@ from modelcompare.relative._maps import (
     select_locations,
 )
 from modelcompare.relative._optimize import FSSDParams, UMEParams
-from modelcompare.relative._plot import plot_power_criterion_map
+from modelcompare.relative._plot import plot_locations_as_images, plot_power_criterion_map
 from modelcompare.relative._presets import PRESETS, OptimizerOptions
 from modelcompare.relative._ume import RelUMEResult, optimize_ume, rel_ume
 
@@ -43,6 +43,7 @@ __all__ = [  # noqa: RUF022 (two blocks: UME/FSSD, then MMD/KID/FID)
     "fssd_power_criterion_map",
     "optimize_fssd",
     "optimize_ume",
+    "plot_locations_as_images",
     "plot_power_criterion_map",
     "power_criterion_map",
     "rel_fssd",

@@ -1,5 +1,5 @@
-"""Workflows that combine parts: the posterior validation report, and comparisons of posterior
-estimators by proper scores."""
+"""Workflows that combine parts: the posterior validation report, comparisons of posterior
+estimators by proper scores, and the comparison of two generative models."""
 
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ from modelcompare._lazy import attach
 # a constant (the command line's choices) loads none of the heavy dependencies.
 if TYPE_CHECKING:
     from modelcompare.workflows._checks import check_names
+    from modelcompare.workflows._compare_generators import (
+        GeneratorComparisonResult,
+        compare_generators,
+    )
     from modelcompare.workflows._compare_posteriors import (
         PosteriorComparisonResult,
         compare_posteriors,
@@ -32,11 +36,13 @@ __getattr__, __dir__, _public = attach(__name__, __file__, _RENAMED)
 
 __all__ = [
     "CheckOutcome",
+    "GeneratorComparisonResult",
     "PosteriorComparisonResult",
     "PosteriorRankingResult",
     "PosteriorValidationResult",
     "ReferenceC2STResult",
     "check_names",
+    "compare_generators",
     "compare_posteriors",
     "plot_posterior_comparison",
     "plot_posterior_ranking",
