@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import time
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 from scipy import stats
@@ -122,11 +121,10 @@ def main() -> None:
         lo, hi = stats.binomtest(c, R).proportion_ci()
         print(f"| {n} | {k} × {r} | {shift} | {c / R:.3f} [{lo:.3f}, {hi:.3f}] | {nv / R:.3f} |")
 
-    import pandas as pd
-
     from modelcompare import compare_models
+    from modelcompare.datasets import load_cv_scores
 
-    frame = pd.read_csv(Path(__file__).parents[1] / "examples/data/cv_scores.csv", index_col=0)
+    frame = load_cv_scores()
     scores, names = frame.to_numpy(), list(frame.index)
     reps = 200
     t0 = time.perf_counter()

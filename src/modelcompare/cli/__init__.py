@@ -33,6 +33,7 @@ _COMMANDS = {
     "sweep": ("modelcompare.cli._sweep", "sweep_command"),
     "report": ("modelcompare.cli._report", "report_command"),
     "compare-posteriors": ("modelcompare.cli._compare_posteriors", "compare_posteriors_command"),
+    "example-data": ("modelcompare.cli._example_data", "example_data_command"),
 }
 
 
