@@ -225,3 +225,16 @@ def test_every_example_runs_from_the_installed_wheel(wheel: Path, tmp_path: Path
         if done.returncode != exit_code or mismatch:
             failures.append(f"{source}: `{command}` exited {done.returncode}: {done.stderr[-800:]}")
     assert failures == []
+
+
+def test_the_install_page_names_the_repository_and_the_index_command() -> None:
+    install = (ROOT / "docs" / "install.md").read_text(encoding="utf-8")
+    assert f"git clone {_hook_config()['repository']}" in install
+    assert "(once published)" in install
+    assert "pip install modelcompare" in install
+
+
+def test_the_release_workflow_builds_checks_and_tests_both_distributions() -> None:
+    workflow = (ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    for step in ("tags:", "--sdist --wheel", "twine check", "python -m venv", "pytest"):
+        assert step in workflow, step
