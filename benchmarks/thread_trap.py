@@ -15,12 +15,11 @@ library's own ``thread_limits`` inside the call replaces any limit set around it
 It prints a table and the ratios the serial default must meet: under load within 1.5x of one
 thread under the same load; quiet at most 10 % slower than the best thread count.
 
-Run: PYTHONPATH=src python benchmarks/thread_trap.py [--n 2000] [--count 20] [--repeats 1]
+Run: python benchmarks/thread_trap.py [--n 2000] [--count 20] [--repeats 3]
 """
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import os
 import subprocess
@@ -29,10 +28,31 @@ import time
 import warnings
 from typing import Any
 
+import _harness
 import numpy as np
 
 import modelcompare as mc
 from modelcompare._foundation.threads import NUM_THREADS_ENV, default_threads
+
+SLUG = "package-02-thread-limits-the-openmp-trap"
+MEANING = """\
+`local_coverage_test` with its default regressor (scikit-learn's histogram gradient boosting, which
+uses every OpenMP thread) slows by an order of magnitude when its threads compete with other work
+for the cores. Every library call that may spawn threads runs inside one foundation context,
+`thread_limits`: one inner thread per worker when `n_jobs > 1`, and one thread when serial (the
+default); `MODELCOMPARE_NUM_THREADS` opts in to more. The caller's settings are restored on exit.
+
+The local coverage test at n = 2,000, x in R², three evaluation points, 20 null fits, with the
+thread count set as a user sets it (`MODELCOMPARE_NUM_THREADS`) and with the library's default
+(the variable unset), first alone and then beside busy Python processes competing for the cores;
+the median of the repeats. The load average is the one before the run. Targets: under load the
+default within 1.5× of one thread; without load at most 10 % slower than the best setting."""
+NOTES = """\
+The default is one thread, so "default" and "1 thread" run the same code; their difference under
+load is the noise of sharing the cores with spinning processes. More OpenMP threads gain nothing
+when the machine is quiet (the fits are small) and are many times slower under load, because idle
+OpenMP threads spin at every barrier while the busy processes hold the cores. Users on a machine
+of their own can opt in to more threads with `MODELCOMPARE_NUM_THREADS`."""
 
 
 def run_lct(p: np.ndarray, x: np.ndarray, x_eval: np.ndarray, count: int, seed: int) -> Any:
@@ -63,14 +83,16 @@ def timed(data: tuple, count: int, n_threads: int | None, repeats: int) -> tuple
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _harness.parser(__doc__.splitlines()[0], repeats=3)
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--count", type=int, default=20, help="null trials")
-    parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--busy", type=int, default=2, help="busy processes in phase (b)")
     args = parser.parse_args()
+    if args.quick:
+        args.n, args.count, args.repeats = 500, 4, 1
+    load_before = _harness.load_average()  # the busy processes raise it during the run
 
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(args.seed)
     x = rng.normal(size=(args.n, 2))
     p = rng.uniform(size=(args.n, 2))
     x_eval = np.array([[-1.0, -1.0], [0.0, 0.0], [1.0, 1.0]])
@@ -108,6 +130,38 @@ def main() -> None:
     load_ratio = rows["load", "default"][0] / rows["load", "1"][0]
     print(f"\nquiet: default / best = {quiet_ratio:.2f} (target <= 1.10)")
     print(f"load:  default / one thread = {load_ratio:.2f} (target <= 1.50)")
+
+    labels = [label for label, _ in settings if label != "default"]
+    table = []
+    for cond, name in (("quiet", "no extra load"), ("load", f"beside {args.busy} busy processes")):
+        ratio = rows[cond, "default"][0] / rows[cond, "1"][0]
+        table.append(
+            [
+                name,
+                *(f"{rows[cond, label][0]:.1f} s" for label in labels),
+                f"{rows[cond, 'default'][0]:.1f} s",
+                f"{ratio:.2f}" + (" (target ≤ 1.5)" if cond == "load" else ""),
+                f"{quiet_ratio:.2f} (target ≤ 1.10)" if cond == "quiet" else "",
+            ]
+        )
+    result = _harness.record(
+        SLUG,
+        title="Thread limits: the OpenMP trap",
+        part="package",
+        script=__file__,
+        columns=[
+            "setting",
+            *(f"{label} thread{'s' * (label != '1')}" for label in labels),
+            "default",
+            "default / 1 thread",
+            "default / best",
+        ],
+        rows=table,
+        meaning=MEANING,
+        notes=NOTES,
+        load=load_before,
+    )
+    _harness.save(args, result)
 
 
 if __name__ == "__main__":

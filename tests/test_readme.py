@@ -1,7 +1,8 @@
 """Every example in the README, and every command line in the docs, runs as written.
 
 Each ``python`` block of the README runs in a fresh interpreter and each ``modelcompare ...`` line
-of a ``bash`` block in a shell, both from the repository root, on the data shipped in it. Blocks
+of a ``bash`` block in a shell, both from the repository root, after ``modelcompare example-data``
+has written the example data shipped in the package to ``examples/data``. Blocks
 directly preceded by the line ``<!-- skip-test -->`` (the set-up commands and the docs build) are
 left out; nothing else is. The docs' pages (``docs/*.md``, ``docs/*.rst``,
 ``docs/user_guide/*.md``) are held to the same rule for their command lines: the ``modelcompare
@@ -62,6 +63,19 @@ def _env() -> dict[str, str]:
     bin_dir = str(Path(sys.executable).parent)
     env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
     return env
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _example_data() -> None:
+    """The files ``modelcompare example-data`` writes, where the commands read them.
+
+    The README's and the docs' command lines begin with that command; the tests run each line on
+    its own and in any order, so the files are written once beforehand (atomically: workers may
+    run this at the same time).
+    """
+    from modelcompare.datasets import write_example_data
+
+    write_example_data(ROOT / "examples" / "data")
 
 
 def test_the_readme_is_short_and_has_examples() -> None:

@@ -1,4 +1,7 @@
-"""Write the example data shipped in ``examples/data/`` (run from the repository root).
+"""Write the example data shipped in the package, ``src/modelcompare/datasets/data/``.
+
+Run from anywhere in the repository. Users get the files with ``modelcompare example-data`` (into
+``examples/data/``) or from Python with ``modelcompare.datasets``.
 
 The files this script writes are drawn from one seeded generator, so it reproduces them exactly:
 
@@ -30,7 +33,7 @@ import numpy as np
 
 import modelcompare as mc
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[2] / "src" / "modelcompare" / "datasets" / "data"
 
 
 def relative_fit(rng: np.random.Generator) -> None:

@@ -11,10 +11,12 @@ space (``0.750...``) stands for any number that starts with those digits; a roun
 wrong. JSON output has its keys sorted, so a quote lists them in that order.
 
 Every subcommand the ``modelcompare`` group lists is checked, so a new one needs an example. The
-examples of one subcommand run in order, in a shell, in a scratch directory that holds a copy of
-``examples/data``: paths are those of the repository root, and files the examples write (a results
-table, an HTML report) land in the scratch directory. Data files named in a command must exist in
-the repository, and each subcommand's examples quote at least one figure.
+examples of one subcommand run in order, in a shell, in an empty scratch directory, as a user of
+the installed package would run them: a subcommand whose examples read the example data begins
+them with ``$ modelcompare example-data``, which writes the files shipped in
+``modelcompare.datasets`` to ``examples/data``. Files the examples write (a results table, an HTML
+report) land in the scratch directory. Data files named in a command must be shipped example files
+(or exist in the repository), and each subcommand's examples quote at least one figure.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ import importlib.util
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ import pytest
 from click.testing import CliRunner
 
 from modelcompare.cli import app
+from modelcompare.datasets import DEFAULT_DIRECTORY, data_path, example_files
 
 ROOT = Path(__file__).resolve().parents[2]
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -44,6 +46,7 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _EXIT_CODE = re.compile(r"\s+#\s*exits\s+(\d+)\s*$")
 _DATA_FILE = re.compile(r"\.(npy|npz|csv|tsv|parquet|ya?ml|json|pkl|pickle)$")
 _OUTPUT_OPTIONS = ("--out", "--html")  # their values are files the command writes
+WRITE_DATA = "modelcompare example-data"
 
 
 @dataclass(frozen=True)
@@ -137,8 +140,19 @@ def quote_mismatch(quoted: str, printed: str) -> str | None:
     return None
 
 
+def is_example_file(path: str) -> bool:
+    """Whether ``path`` is one of the files ``modelcompare example-data`` writes."""
+    where = Path(path)
+    return where.parent == DEFAULT_DIRECTORY and where.name in example_files()
+
+
+def reads_example_data(command: str) -> bool:
+    words = shlex.split(command, comments=True)
+    return any(is_example_file(word.split("=", 1)[-1]) for word in words)
+
+
 def missing_files(command: str) -> list[str]:
-    """Data files a command reads that the repository does not have."""
+    """Data files a command reads that are neither example files nor in the repository."""
     words = shlex.split(command, comments=True)
     missing = []
     for before, word in zip(["", *words], words):
@@ -146,7 +160,7 @@ def missing_files(command: str) -> list[str]:
             continue
         path = word.split("=", 1)[-1] if word.startswith("--") else word
         path = re.sub(r"(\.npz):\w+$", r"\1", path)
-        if _DATA_FILE.search(path) and not (ROOT / path).is_file():
+        if _DATA_FILE.search(path) and not (is_example_file(path) or (ROOT / path).is_file()):
             missing.append(path)
     return missing
 
@@ -187,9 +201,13 @@ def test_help_examples_run_and_print_what_they_quote(name: str, tmp_path: Path) 
     bare = [line for line in text.splitlines() if line.strip().startswith("modelcompare ")]
     assert not bare, f"write examples as `$ modelcompare ...` lines: {bare}"
     assert any(_NUMBER.search(example.quoted) for example in examples), "no figure is quoted"
-    shutil.copytree(ROOT / "examples" / "data", tmp_path / "examples" / "data")
+    if any(reads_example_data(example.command) for example in examples):
+        assert examples[0].command == WRITE_DATA, f"begin the examples with `$ {WRITE_DATA}`"
     for example in examples:
-        assert example.command.startswith(f"modelcompare {name} "), example.command
+        if example.command == WRITE_DATA:
+            assert not example.quoted or name == "example-data", "quote no output of it here"
+        else:
+            assert example.command.startswith(f"modelcompare {name} "), example.command
         assert not example.command.endswith("\\"), f"write `{example.command}` on one line"
         assert not missing_files(example.command), (example.command, missing_files(example.command))
         done = subprocess.run(
@@ -215,13 +233,13 @@ def test_help_examples_run_and_print_what_they_quote(name: str, tmp_path: Path) 
 def test_the_sweep_help_quotes_the_shipped_config() -> None:
     lines = _help("sweep").splitlines()
     start = next(i for i, line in enumerate(lines) if "Example config (examples/data/" in line)
-    path = re.search(r"\((examples/data/[\w.]+)", lines[start]).group(1)
+    path = re.search(r"\(examples/data/([\w.]+)", lines[start]).group(1)
     quoted = []
     for line in lines[start + 1 :]:
         if not line.strip():
             break
         quoted.append(line)
-    config = (ROOT / path).read_text(encoding="utf-8")
+    config = data_path(path).read_text(encoding="utf-8")
     assert len(quoted) > 3
     assert quote_mismatch("\n".join(quoted), config) is None
 
@@ -309,3 +327,10 @@ def test_missing_files() -> None:
     assert missing_files("modelcompare report --pit examples/data/pit.npy --html r.html") == []
     assert missing_files("modelcompare report --x-eval=path.npy") == ["path.npy"]
     assert missing_files('modelcompare sweep examples/data/sweep.yaml --out "$(mktemp)"') == []
+
+
+def test_reads_example_data() -> None:
+    assert reads_example_data("modelcompare cv examples/data/cv_scores.csv --n-train 90")
+    assert reads_example_data("modelcompare report --pit=examples/data/pit.npy")
+    assert not reads_example_data("modelcompare cv scores.csv")
+    assert not reads_example_data("modelcompare example-data")

@@ -37,6 +37,7 @@ _COMMANDS = {
     "features": ("modelcompare.cli._features", "features_command"),
     "metrics": ("modelcompare.cli._metrics", "metrics_command"),
     "compare-generators": ("modelcompare.cli._compare_generators", "compare_generators_command"),
+    "example-data": ("modelcompare.cli._example_data", "example_data_command"),
 }
 
 

@@ -75,7 +75,8 @@ def c2st_command(
     verdict at that level (without --alpha, no verdict is printed).
 
     \b
-    Example (the data shipped in examples/data/; the default MLP needs torch):
+    Example (on the example data; the default MLP needs torch):
+      $ modelcompare example-data
       $ modelcompare c2st examples/data/reference.npy examples/data/samples.npy --seed 0 --json
       {"auc": 0.5738052742589947, ..., "pvalue": 0.000149752527069103, ..., "seed": 0,
        "seed_used": 0, "statistic": 0.5585, "test": "c2st", ...}

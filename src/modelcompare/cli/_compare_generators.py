@@ -74,6 +74,7 @@ def compare_generators_command(
 
     \b
     Example (two models of 2-D data: FIRST has a shifted mode, SECOND matches the reference):
+      $ modelcompare example-data
       $ modelcompare compare-generators examples/data/rel_p.npy examples/data/rel_q.npy examples/data/rel_ref.npy --names shifted,matched --seed 0 --html generators.html
       matched is closer to the reference (Rel-UME, Rel-MMD, Rel-KID, Rel-FID; at α = 0.05, Bonferroni-adjusted over the 8 p-values of the table).
       ...

@@ -88,7 +88,8 @@ def compare_posteriors_command(
     stand-in one nat below the smallest finite value).
 
     \b
-    Example (the data shipped in examples/data/: the exact posterior against one 1.5 times wider):
+    Example (on the example data: the exact posterior against one 1.5 times wider):
+      $ modelcompare example-data
       $ modelcompare compare-posteriors examples/data/posterior_logq_first.npy examples/data/posterior_logq_second.npy --seed 0
       test                 compare-posteriors
       scoring rule         log

@@ -69,6 +69,7 @@ def coverage_command(
 
     \b
     Example (the PIT values of an over-dispersed posterior, three evaluation points):
+      $ modelcompare example-data
       $ modelcompare coverage examples/data/pit.npy examples/data/x.npy --x-eval examples/data/x_eval.npy --seed 0
       test                                         coverage
       n, m                                         500, 2

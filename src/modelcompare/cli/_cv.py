@@ -116,6 +116,7 @@ def cv_command(
     \b
     Example (scikit-learn's grid-search example; its printed "p_val" is
     p_adjusted with --alternative greater):
+      $ modelcompare example-data
       $ modelcompare cv examples/data/cv_scores.csv --n-train 90 --n-test 10 --json
       {"alternative": "two-sided", "correction": "bonferroni", ...,
        "models": ["rbf", "linear", "3_poly", "2_poly"], "n_splits": 100, ...,

@@ -202,6 +202,7 @@ def features_command(
 
     \b
     Example (the pixels of scikit-learn's digits as features, through a small extractor file):
+      $ modelcompare example-data
       $ modelcompare features examples/data/digits_p.npy --extractor examples/data/digit_features.py:pixels --out p.npz --json
       {"d": 64, "extractor": "examples/data/digit_features.py:pixels", "n_images": 300, ...}
     """

@@ -55,6 +55,7 @@ def fid_command(
 
     \b
     Example (the shipped reference and a model's draws, 400 rows of 2 features):
+      $ modelcompare example-data
       $ modelcompare fid examples/data/rel_p.npy examples/data/rel_ref.npy --json
       {"mean_term": 0.8327..., "method": "eigh", "n_x": 400, "n_z": 400, ..., "test": "fid", "value": 0.8347...
     """

@@ -199,6 +199,7 @@ def granularity_command(
 
     \b
     Example (k = 4 is accepted, k = 5 rejected: the granularity is 4):
+      $ modelcompare example-data
       $ modelcompare granularity examples/data/categorical.npy --reference stairs:c=6,L=6,stairs=3,ratio=2 --seed 0 --json
       {"all_accepted": false, "alpha": 0.05, "decisions": [false, true, true, true, true],
        "epsilon": 0.1, "first_rejected_k": 5, "k_values": [4, 5, 6, 7, 8], ...,

@@ -88,6 +88,7 @@ def metrics_command(
 
     \b
     Example (two shipped samples of features):
+      $ modelcompare example-data
       $ modelcompare metrics examples/data/rel_p.npy examples/data/rel_ref.npy --metrics fd,prdc --seed 0 --json
       {"extractor": "unknown", "fd": {"mean_term": 0.832732782383833, ...,
        "std_error": 0.12000420700094089, "value": 0.8347091514972291}, ...,

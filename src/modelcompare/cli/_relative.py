@@ -97,6 +97,7 @@ def relative_command(
 
     \b
     Example (on the shipped data Q, the second file, is the closer model):
+      $ modelcompare example-data
       $ modelcompare relative examples/data/rel_p.npy examples/data/rel_q.npy examples/data/rel_ref.npy --test mmd --seed 0 --json
       {"bandwidth": 1.2439978735342232, ..., "mmd2_p": 0.09301190274096216,
        "mmd2_q": 0.0023600912729094814, "n": 400, ..., "pvalue": 1.741005597531306e-11, ...,

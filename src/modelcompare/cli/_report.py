@@ -178,6 +178,7 @@ def report_command(
 
     \b
     Example (the PIT values of an over-dispersed posterior):
+      $ modelcompare example-data
       $ modelcompare report --pit examples/data/pit.npy --x examples/data/x.npy --regressor knn --n-resamples 200 --seed 0 --html report.html
       ...
          global_coverage   0.092107 0.000768         0.003074 ...

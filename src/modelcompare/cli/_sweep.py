@@ -97,6 +97,7 @@ def sweep_command(
 
     \b
     Example (four tasks; --scheduler tcp://host:8786 would run them on a Dask cluster):
+      $ modelcompare example-data
       $ modelcompare sweep examples/data/sweep.yaml --out results.csv --seed 0
       test       x       y  n_folds classifier  replicate  statistic       pvalue error
       c2st     ref samples        5   logistic          0    0.54300 2.213038e-03  None
