@@ -146,6 +146,9 @@ CALLS: dict[str, Callable[[], Any]] = {
     "friedman_test": lambda: mc.friedman_test(_score_table()),
     "nemenyi_test": lambda: mc.nemenyi_test(_score_table()),
     "wilcoxon_holm": lambda: mc.wilcoxon_holm(_score_table()),
+    "mcnemar_test": lambda: mc.mcnemar_test([[50, 12], [4, 30]]),
+    "paired_ttest_5x2cv": lambda: mc.paired_ttest_5x2cv(*(s[:10] for s in _scores())),
+    "combined_ftest_5x2cv": lambda: mc.combined_ftest_5x2cv(*(s[:10] for s in _scores())),
 }
 
 KINDS = {
@@ -495,6 +498,9 @@ PART_SPECIFIC: dict[str, str] = {
     "scoring": "cv: the scorer of a search's results",
     "value": "cv: the threshold of BayesianTTestResult.prob_greater",
     "zero_method": "cv: scipy.stats.wilcoxon's zero handling",
+    "exact": "cv: McNemar's exact binomial form",
+    "continuity_correction": "cv: Edwards' continuity correction of McNemar's chi-square",
+    "splits": "cv: how cross_validate_5x2 draws its halves",
     # experiments
     "ci_method": "experiments: the binomial interval of a power study",
     "configs": "experiments: the configurations of run_many or run_sweep",

@@ -1,8 +1,18 @@
-"""Cross-validated model comparison: corrected and Bayesian t-tests, all-pairs tables, and
-many-models × many-data-sets tests (Friedman, Nemenyi, Wilcoxon–Holm, Bayesian signed-rank)."""
+"""Cross-validated model comparison: corrected and Bayesian t-tests, all-pairs tables,
+many-models × many-data-sets tests (Friedman, Nemenyi, Wilcoxon–Holm, Bayesian signed-rank) and
+Dietterich's tests (McNemar, 5×2cv t and F)."""
 
 from modelcompare._foundation.pvalues import adjust_pvalues
 from modelcompare.cv._bayes import BayesianTTestResult, bayesian_ttest
+from modelcompare.cv._fivebytwo import (
+    CrossValidate5x2Result,
+    FiveByTwoFTestResult,
+    FiveByTwoTTestResult,
+    combined_ftest_5x2cv,
+    cross_validate_5x2,
+    paired_ttest_5x2cv,
+)
+from modelcompare.cv._mcnemar import McNemarResult, mcnemar_table, mcnemar_test
 from modelcompare.cv._multi import (
     BayesianSignedRankResult,
     FriedmanResult,
@@ -23,7 +33,11 @@ __all__ = [
     "BayesianTTestResult",
     "CVScoresResult",
     "CorrectedTTestResult",
+    "CrossValidate5x2Result",
+    "FiveByTwoFTestResult",
+    "FiveByTwoTTestResult",
     "FriedmanResult",
+    "McNemarResult",
     "ModelComparisonResult",
     "NemenyiResult",
     "SplitSizes",
@@ -31,10 +45,15 @@ __all__ = [
     "adjust_pvalues",
     "bayesian_signed_rank",
     "bayesian_ttest",
+    "combined_ftest_5x2cv",
     "compare_models",
     "corrected_ttest",
+    "cross_validate_5x2",
     "friedman_test",
+    "mcnemar_table",
+    "mcnemar_test",
     "nemenyi_test",
+    "paired_ttest_5x2cv",
     "plot_critical_difference",
     "plot_posterior",
     "scores_from_cv_results",
