@@ -12,6 +12,7 @@ from modelcompare.cv._fivebytwo import (
     cross_validate_5x2,
     paired_ttest_5x2cv,
 )
+from modelcompare.cv._hierarchical import HierarchicalTTestResult, bayesian_hierarchical_ttest
 from modelcompare.cv._mcnemar import McNemarResult, mcnemar_table, mcnemar_test
 from modelcompare.cv._multi import (
     BayesianSignedRankResult,
@@ -37,12 +38,14 @@ __all__ = [
     "FiveByTwoFTestResult",
     "FiveByTwoTTestResult",
     "FriedmanResult",
+    "HierarchicalTTestResult",
     "McNemarResult",
     "ModelComparisonResult",
     "NemenyiResult",
     "SplitSizes",
     "WilcoxonHolmResult",
     "adjust_pvalues",
+    "bayesian_hierarchical_ttest",
     "bayesian_signed_rank",
     "bayesian_ttest",
     "combined_ftest_5x2cv",
