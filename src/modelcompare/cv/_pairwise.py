@@ -141,6 +141,19 @@ def _resolve_sizes(
     n_samples: Any,
     n_splits: int,
 ) -> tuple[float, str]:
+    data = [
+        n
+        for n, v in (("X", X), ("y", y), ("groups", groups), ("n_samples", n_samples))
+        if v is not None
+    ]
+    if data and table_source != "search":
+        where = "a cv_results_ dict" if table_source == "cv_results" else "a table of scores"
+        msg = (
+            f"{', '.join(f'`{n}`' for n in data)} can only be read with a fitted search object, "
+            f"whose splitter they are split by; {where} has no splitter. Pass the search itself "
+            "(with the X/y/groups given to .fit()), or `n_train` and `n_test`."
+        )
+        raise ValueError(msg)
     given = n_train is not None or n_test is not None or test_train_ratio is not None
     if given:
         ratio, _, _ = resolve_ratio(n_train, n_test, test_train_ratio)
@@ -205,9 +218,11 @@ def compare_models(
         table (a pandas DataFrame indexed by model name, a 2-D array, a list of lists or a torch
         tensor). All models must be
         scored on the same splits, in the same order.
-    names : sequence of str, optional
+    names : sequence of str or {"values", "params"}, optional
         Model names (default: the example's parameter-value names for searches, dict keys, the
-        DataFrame index, or ``model_i``).
+        DataFrame index, or ``model_i``). For a search or its ``cv_results_``, ``"params"``
+        names candidates by their parameters (``"C=10, kernel=rbf"``) and ``"values"`` (the
+        default) by the values alone (``"10_rbf"``).
     n_train, n_test : float, optional
         Split sizes for the correction. Required unless ``test_train_ratio`` is given, or unless
         ``results`` is a search object and ``X`` (or ``n_samples``) is passed.
@@ -215,7 +230,9 @@ def compare_models(
         n_test / n_train directly.
     X, y, groups : array-like, optional
         The data given to the search's ``fit``: the search's splitter is re-run on them and the
-        **mean** n_test/n_train over splits is used (see :func:`split_sizes`).
+        **mean** n_test/n_train over splits is used (see :func:`split_sizes`). Only with a
+        fitted search object: with a ``cv_results_`` dict or a table they are refused, not
+        ignored.
     n_samples : int, optional
         The number of rows of the data, instead of ``X``, for splitters that need only the row
         count.

@@ -1,0 +1,41 @@
+"""Scikit-learn objects as they come: candidate names from parameters, X refused without a search."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from modelcompare import compare_models, scores_from_cv_results
+
+CV_RESULTS = {
+    "params": [{"C": 1, "kernel": "linear"}, {"C": 10, "kernel": "rbf"}],
+    "split0_test_score": [0.8, 0.9],
+    "split1_test_score": [0.7, 0.85],
+    "split2_test_score": [0.75, 0.8],
+    "rank_test_score": [2, 1],
+}
+
+
+def test_names_from_parameters_and_the_old_values_names():
+    assert scores_from_cv_results(CV_RESULTS, names="params").names == [
+        "C=10, kernel=rbf",
+        "C=1, kernel=linear",
+    ]
+    # the default keeps scikit-learn's example's names
+    assert scores_from_cv_results(CV_RESULTS).names == ["10_rbf", "1_linear"]
+    res = compare_models(CV_RESULTS, names="params", n_train=2, n_test=1)
+    assert res.models == ["C=10, kernel=rbf", "C=1, kernel=linear"]
+    assert compare_models(CV_RESULTS, n_train=2, n_test=1).models == ["10_rbf", "1_linear"]
+
+
+def test_unknown_name_style_is_refused():
+    with pytest.raises(ValueError, match="names"):
+        scores_from_cv_results(CV_RESULTS, names="keys")
+
+
+@pytest.mark.parametrize("kwargs", [{"X": np.zeros((3, 2))}, {"n_samples": 3}])
+def test_x_with_a_cv_results_dict_is_refused_not_ignored(kwargs):
+    with pytest.raises(ValueError, match="fitted search object"):
+        compare_models(CV_RESULTS, **kwargs)
+    with pytest.raises(ValueError, match="cv_results_ dict"):
+        compare_models(CV_RESULTS, n_train=2, n_test=1, **kwargs)
