@@ -654,6 +654,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
             ("compare_models", "friedman_test", "nemenyi_test", "wilcoxon_holm"),
         ),
         "a plot of two models": (("a", "b"), ("plot_posterior",)),
+        "a search's naming style": ("values", ("scores_from_cv_results",)),
     },
     "method": {
         "FID's matrix square root": ("eigh", ("fid", "relative_fid")),
