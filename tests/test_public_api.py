@@ -509,6 +509,9 @@ PART_SPECIFIC: dict[str, str] = {
     "exact": "cv: McNemar's exact binomial form",
     "continuity_correction": "cv: Edwards' continuity correction of McNemar's chi-square",
     "splits": "cv: how cross_validate_5x2 draws its halves",
+    "across": "cv: whether compare_models_report compares across data sets or splits",
+    "posthoc": "cv: the post-hoc test of compare_models_report",
+    "bayesian": "cv: the Bayesian test of compare_models_report",
     # experiments
     "ci_method": "experiments: the binomial interval of a power study",
     "configs": "experiments: the configurations of run_many or run_sweep",
@@ -529,7 +532,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
     },
     "n_folds": {
         "a classifier test's own cross-validation": (5, ("c2st", "c2st_many")),
-        "given CV scores": (None, ("bayesian_hierarchical_ttest",)),
+        "given CV scores": (None, ("bayesian_hierarchical_ttest", "compare_models_report")),
     },
     "n_resamples": {
         "Monte Carlo p-value": (
@@ -601,6 +604,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
                 "granularity",
                 "calibration_findings",
                 "nemenyi_test",
+                "compare_models_report",
                 "power_study",
                 "plot_local_statistics",
                 "plot_posterior_comparison",
@@ -655,6 +659,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
         ),
         "a plot of two models": (("a", "b"), ("plot_posterior",)),
         "a search's naming style": ("values", ("scores_from_cv_results",)),
+        "a report's naming style": ("params", ("compare_models_report",)),
     },
     "method": {
         "FID's matrix square root": ("eigh", ("fid", "relative_fid")),

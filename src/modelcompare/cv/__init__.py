@@ -25,7 +25,12 @@ from modelcompare.cv._multi import (
     wilcoxon_holm,
 )
 from modelcompare.cv._pairwise import ModelComparisonResult, compare_models
-from modelcompare.cv._plots import plot_critical_difference, plot_posterior
+from modelcompare.cv._plots import (
+    plot_critical_difference,
+    plot_pair_probabilities,
+    plot_posterior,
+)
+from modelcompare.cv._report import ModelComparisonReport, compare_models_report
 from modelcompare.cv._scores import CVScoresResult, SplitSizes, scores_from_cv_results, split_sizes
 from modelcompare.cv._ttest import CorrectedTTestResult, corrected_ttest
 
@@ -40,6 +45,7 @@ __all__ = [
     "FriedmanResult",
     "HierarchicalTTestResult",
     "McNemarResult",
+    "ModelComparisonReport",
     "ModelComparisonResult",
     "NemenyiResult",
     "SplitSizes",
@@ -50,6 +56,7 @@ __all__ = [
     "bayesian_ttest",
     "combined_ftest_5x2cv",
     "compare_models",
+    "compare_models_report",
     "corrected_ttest",
     "cross_validate_5x2",
     "friedman_test",
@@ -58,6 +65,7 @@ __all__ = [
     "nemenyi_test",
     "paired_ttest_5x2cv",
     "plot_critical_difference",
+    "plot_pair_probabilities",
     "plot_posterior",
     "scores_from_cv_results",
     "split_sizes",
