@@ -45,11 +45,26 @@ def _table(x: Any, name: str) -> np.ndarray:
     return arr
 
 
-def _differences(scores_a: Any, scores_b: Any) -> tuple[np.ndarray, np.ndarray]:
-    """p_ij = a_ij − b_ij and s_i² = Σ_j (p_ij − p̄_i)² (Dietterich 1998, eq. 5)."""
-    p = _table(scores_a, "scores_a") - _table(scores_b, "scores_b")
-    mean = p.mean(axis=1, keepdims=True)
-    return p, ((p - mean) ** 2).sum(axis=1)
+def _differences(
+    scores_a: Any, scores_b: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """p_ij = a_ij − b_ij, and p / 2^e and s_i² = Σ_j (p_ij − p̄_i)² of it (Dietterich 1998).
+
+    Both statistics are scale-free, so they are computed on p divided by the power of two just
+    above max |p|: exact for ordinary scores, and neither overflowing nor underflowing for
+    scores near 1e±300.
+    """
+    with np.errstate(over="ignore"):
+        p = _table(scores_a, "scores_a") - _table(scores_b, "scores_b")
+    if not np.all(np.isfinite(p)):
+        msg = "the difference `scores_a` − `scores_b` overflows; rescale the scores."
+        raise ValueError(msg)
+    largest = float(np.max(np.abs(p)))
+    ps = p if largest == 0.0 else p / math.ldexp(1.0, math.frexp(largest)[1])
+    mean = ps.mean(axis=1, keepdims=True)
+    with np.errstate(over="ignore", under="ignore"):  # the reported s_i², in score units
+        s2 = ((p - p.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    return p, ps, ((ps - mean) ** 2).sum(axis=1), s2
 
 
 @result_class
@@ -186,9 +201,9 @@ def paired_ttest_5x2cv(
     (2.236068, 0.0756)
     """
     check_choice(alternative, "alternative", ALTERNATIVES)
-    p, s2 = _differences(scores_a, scores_b)
-    total = float(s2.sum())
-    first = float(p[0, 0])
+    p, ps, s2_scaled, s2 = _differences(scores_a, scores_b)
+    total = float(s2_scaled.sum())
+    first = float(ps[0, 0])
     degenerate = total == 0.0
     if degenerate:
         _warn("paired_ttest_5x2cv", bool(np.all(p == 0)))
@@ -270,9 +285,9 @@ def combined_ftest_5x2cv(scores_a: Any, scores_b: Any) -> FiveByTwoFTestResult:
     >>> round(res.statistic, 6), round(res.pvalue, 4)
     (1.75, 0.2789)
     """
-    p, s2 = _differences(scores_a, scores_b)
-    total = float(s2.sum())
-    num = float((p * p).sum())
+    p, ps, s2_scaled, s2 = _differences(scores_a, scores_b)
+    total = float(s2_scaled.sum())
+    num = float((ps * ps).sum())
     degenerate = total == 0.0
     if degenerate:
         _warn("combined_ftest_5x2cv", num == 0.0)
@@ -421,8 +436,19 @@ def cross_validate_5x2(
     if splits == "mlxtend" and (seed is None or isinstance(seed, np.random.Generator)):
         msg = "`splits='mlxtend'` needs an int `seed` (mlxtend's `random_seed`)."
         raise ValueError(msg)
+    for name, est in (("estimator_a", estimator_a), ("estimator_b", estimator_b)):
+        if not (hasattr(est, "fit") and hasattr(est, "get_params")):
+            msg = f"`{name}` must be a scikit-learn estimator (with fit); got {type(est).__name__}."
+            raise TypeError(msg)
+    for name, arr in (("X", X), ("y", y)):
+        if arr is None or isinstance(arr, str | bytes) or not hasattr(arr, "__len__"):
+            msg = f"`{name}` must be array-like; got {type(arr).__name__}."
+            raise TypeError(msg)
     rng, seed_used = check_seed(seed)
     n = len(X)
+    if n < 4:
+        msg = f"`X` needs at least 4 rows for 2-fold cross-validation; got {n}."
+        raise ValueError(msg)
     if len(y) != n:
         msg = f"`X` and `y` must have the same number of rows; got {n} and {len(y)}."
         raise ValueError(msg)

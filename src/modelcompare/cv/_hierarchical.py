@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, ClassVar
 
@@ -209,15 +210,25 @@ def bayesian_hierarchical_ttest(
     rng, seed_used = check_seed(seed)
     jitter_rng, chain_rng = rng.spawn(2)
 
-    diff = a - b
-    scale = float(np.mean(np.std(diff, axis=1)))
-    if scale == 0.0:
+    with np.errstate(over="ignore"):
+        diff = a - b
+    if not np.all(np.isfinite(diff)):
+        msg = "the difference `scores_a` − `scores_b` overflows; rescale the scores."
+        raise ValueError(msg)
+    # the model is scale-free: divide by a power of two first, so that std() cannot overflow
+    largest = float(np.max(np.abs(diff)))
+    pow2 = 1.0 if largest == 0.0 else math.ldexp(1.0, math.frexp(largest)[1])
+    scale_s = float(np.mean(np.std(diff / pow2, axis=1)))
+    if scale_s == 0.0:
         msg = (
-            "every data set's differences have zero variance; the hierarchical model is undefined."
+            "every data set's differences `scores_a` − `scores_b` have zero variance; the "
+            "hierarchical model is undefined."
         )
         raise ValueError(msg)
-    x = diff / scale
-    r = rope / scale
+    scale = scale_s * pow2
+    x = diff / pow2 / scale_s
+    with np.errstate(over="ignore"):
+        r = rope / scale_s / pow2
     flat = np.var(x, axis=1) == 0.0
     if np.any(flat):
         warnings.warn(

@@ -22,6 +22,7 @@ from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import as_numpy, check_choice
 from modelcompare.cv import _multi
 from modelcompare.cv._bayes import check_rope
+from modelcompare.cv._core import check_flag
 from modelcompare.cv._hierarchical import bayesian_hierarchical_ttest
 from modelcompare.cv._pairwise import compare_models
 from modelcompare.cv._scores import pandas_labels
@@ -195,6 +196,9 @@ def _table_blocks(results: Any, names: Any) -> tuple[np.ndarray, list[str], list
     if arr.dtype.kind not in "biuf":
         msg = f"`results` must hold numeric scores; got dtype {arr.dtype}."
         raise TypeError(msg)
+    if not np.all(np.isfinite(np.asarray(arr, dtype=float))):
+        msg = "`results` must hold finite scores."
+        raise ValueError(msg)
     if names is None:
         names = (
             [str(c) for c in columns]
@@ -348,6 +352,7 @@ def compare_models_report(
     Across 12 data sets, Friedman's test rejects that all 3 models perform alike ...
     """
     alpha = check_alpha(alpha)
+    greater_is_better = check_flag(greater_is_better, "greater_is_better")
     check_choice(posthoc, "posthoc", POSTHOC)
     if bayesian is not None:
         check_choice(bayesian, "bayesian", ("signed-rank", "hierarchical"))
