@@ -129,6 +129,14 @@ def family_pvalue(raw: np.ndarray, correction: str | None) -> tuple[int, float]:
     return best, familywise_pvalue(raw)
 
 
+def _halving_rows(search: Any) -> int | None:
+    """Rows the last iteration of a successive-halving search split, or None for other searches."""
+    resources = getattr(search, "n_resources_", None)
+    if resources is None or getattr(search, "resource", "n_samples") != "n_samples":
+        return None
+    return int(resources[-1])
+
+
 def _resolve_sizes(
     results: Any,
     table_source: str,
@@ -164,6 +172,13 @@ def _resolve_sizes(
     if table_source == "search" and (X is not None or n_samples is not None):
         from sklearn.base import is_classifier
 
+        n_last = _halving_rows(results)
+        if n_last is not None and X is not None:
+            # the last iteration split its n_resources_[-1] rows (as many as the splitter sees)
+            X, y = X[:n_last], None if y is None else y[:n_last]
+            groups = None if groups is None else groups[:n_last]
+        elif n_last is not None:
+            n_samples = n_last
         sizes = split_sizes(
             results.cv,
             X,
@@ -217,7 +232,9 @@ def compare_models(
         ``{name: cross_validate(...)}``; a dict ``{name: per-split scores}``; or a models × splits
         table (a pandas DataFrame indexed by model name, a 2-D array, a list of lists or a torch
         tensor). All models must be
-        scored on the same splits, in the same order.
+        scored on the same splits, in the same order. Of a successive-halving search only the
+        last iteration's candidates are compared (the only ones scored with the same
+        resources).
     names : sequence of str or {"values", "params"}, optional
         Model names (default: the example's parameter-value names for searches, dict keys, the
         DataFrame index, or ``model_i``). For a search or its ``cv_results_``, ``"params"``

@@ -253,6 +253,13 @@ def _from_cv_results(
         ranks = np.asarray(cv_results[rank_key], dtype=float)
     else:
         ranks = -np.nanmean(scores, axis=1)
+    if "iter" in cv_results:
+        # successive halving: only the last iteration's candidates were scored with the same
+        # (largest) resources, so only they are comparable
+        it = np.asarray(cv_results["iter"])
+        keep = np.flatnonzero(it == it.max())
+        names = [names[i] for i in keep]
+        scores, ranks = scores[keep], ranks[keep]
     return ScoreTable(names, scores, ranks, "cv_results", scoring)
 
 
