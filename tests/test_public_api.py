@@ -46,8 +46,10 @@ def _flow_and_pairs(n: int = 150) -> tuple[Any, np.ndarray, np.ndarray]:
     return model.exact_flow(), theta, x
 
 
-def _scores(n_splits: int = 10, shift: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
-    rng = _rng()
+def _scores(
+    n_splits: int = 10, shift: float = 0.01, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
     a = 0.8 + 0.02 * rng.normal(size=n_splits)
     return a, a - shift + 0.01 * rng.normal(size=n_splits)
 
@@ -149,6 +151,15 @@ CALLS: dict[str, Callable[[], Any]] = {
     "friedman_test": lambda: mc.friedman_test(_score_table()),
     "nemenyi_test": lambda: mc.nemenyi_test(_score_table()),
     "wilcoxon_holm_test": lambda: mc.wilcoxon_holm_test(_score_table()),
+    "bayesian_hierarchical_ttest": lambda: mc.bayesian_hierarchical_ttest(
+        np.array([_scores(seed=k)[0] for k in range(3)]),
+        np.array([_scores(seed=k)[1] for k in range(3)]),
+        n_draws=300,
+        seed=0,
+    ),
+    "mcnemar_test": lambda: mc.mcnemar_test([[50, 12], [4, 30]]),
+    "paired_ttest_5x2cv": lambda: mc.paired_ttest_5x2cv(*(s[:10] for s in _scores())),
+    "combined_ftest_5x2cv": lambda: mc.combined_ftest_5x2cv(*(s[:10] for s in _scores())),
 }
 
 KINDS = {
@@ -513,6 +524,12 @@ PART_SPECIFIC: dict[str, str] = {
     "scoring": "cv: the scorer of a search's results",
     "value": "cv: the threshold of BayesianTTestResult.prob_greater",
     "zero_method": "cv: scipy.stats.wilcoxon's zero handling",
+    "exact": "cv: McNemar's exact binomial form",
+    "continuity_correction": "cv: Edwards' continuity correction of McNemar's chi-square",
+    "splits": "cv: how cross_validate_5x2 draws its halves",
+    "across": "cv: whether compare_models_report compares across data sets or splits",
+    "posthoc": "cv: the post-hoc test of compare_models_report",
+    "bayesian": "cv: the Bayesian test of compare_models_report",
     # experiments
     "ci_method": "experiments: the binomial interval of a power study",
     "configs": "experiments: the configurations of run_many or run_sweep",
@@ -527,6 +544,14 @@ PART_SPECIFIC: dict[str, str] = {
 #: are the glossary's "Defaults that differ between kinds"; a concept not listed here has one
 #: default wherever it has one.
 DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
+    "n_draws": {
+        "independent Monte Carlo draws": (50_000, ("bayesian_signed_rank",)),
+        "MCMC draws per chain": (5000, ("bayesian_hierarchical_ttest",)),
+    },
+    "n_folds": {
+        "a classifier test's own cross-validation": (5, ("c2st", "c2st_many")),
+        "given CV scores": (None, ("bayesian_hierarchical_ttest", "compare_models_report")),
+    },
     "n_resamples": {
         "Monte Carlo p-value": (
             999,
@@ -598,6 +623,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
                 "granularity",
                 "calibration_findings",
                 "nemenyi_test",
+                "compare_models_report",
                 "power_study",
                 "plot_local_statistics",
                 "plot_posterior_comparison",
@@ -665,6 +691,8 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
         ),
         "a plot of two models": (("a", "b"), ("plot_posterior",)),
         "two generative models": (("first", "second"), ("compare_generators",)),
+        "a search's naming style": ("values", ("scores_from_cv_results",)),
+        "a report's naming style": ("params", ("compare_models_report",)),
     },
     "method": {
         "FID's matrix square root": ("eigh", ("fid", "rel_fid", "fd", "fd_infinity")),

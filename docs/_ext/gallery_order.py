@@ -23,6 +23,7 @@ ORDER = (
     "plot_categorical_granularity.py",
     "plot_bayesian_ttest.py",
     "plot_critical_difference.py",
+    "plot_cv_many_datasets.py",
 )
 
 

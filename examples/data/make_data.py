@@ -23,6 +23,18 @@ The other files are shipped as they are:
 - ``cv_scores.csv``: cross-validated scores of four models (scikit-learn's grid-search example, as
   in ``examples/cv_grid_search.py``), for ``modelcompare cv``;
 - ``sweep.yaml``: a small grid of C2STs over the files above, for ``modelcompare sweep``.
+
+:func:`cross_validation` writes, from scikit-learn's bundled and generated data sets (no
+download), the files of ``modelcompare cv --test ...``:
+
+- ``cv_datasets.csv``: mean 10-fold accuracy of four classifiers on eight data sets (data sets ×
+  models), for ``--test report``;
+- ``cv_splits_long.csv``: the same runs split by split (columns ``dataset``, ``model``,
+  ``split0`` ... ``split9``), for ``--test hierarchical`` and ``--test report``;
+- ``cv_5x2.csv``: two classifiers' 5 × 2 CV accuracies on the breast-cancer data, for
+  ``--test 5x2cv`` and ``--test 5x2cv-f``;
+- ``mcnemar_predictions.csv``: true labels and two classifiers' predictions on one test set, for
+  ``--test mcnemar``.
 """
 
 from __future__ import annotations
@@ -72,6 +84,74 @@ def digits() -> None:
     np.save(HERE / "digits_ref.npy", images[600:900])
 
 
+def _cv_datasets() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    from sklearn import datasets
+
+    out = {}
+    for name in ("iris", "wine", "breast_cancer", "digits"):
+        X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
+        out[name] = (X, y)
+    out["moons"] = datasets.make_moons(n_samples=300, noise=0.3, random_state=0)
+    out["circles"] = datasets.make_circles(n_samples=300, noise=0.15, factor=0.5, random_state=0)
+    out["blobs"] = datasets.make_classification(
+        n_samples=300, n_features=8, n_informative=4, random_state=0
+    )
+    out["noisy"] = datasets.make_classification(
+        n_samples=300, n_features=20, n_informative=3, flip_y=0.2, random_state=1
+    )
+    return out
+
+
+def cv_models() -> dict[str, object]:
+    """The four classifiers the CV files and the gallery's many-data-sets example compare."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return {
+        "logistic": make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)),
+        "forest": RandomForestClassifier(n_estimators=50, random_state=0),
+        "knn": make_pipeline(StandardScaler(), KNeighborsClassifier()),
+        "naive_bayes": GaussianNB(),
+    }
+
+
+def cross_validation() -> None:
+    import pandas as pd
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import StratifiedKFold, cross_val_score, train_test_split
+
+    models = cv_models()
+    rows = []
+    for data_name, (X, y) in _cv_datasets().items():
+        cv = StratifiedKFold(n_splits=10, shuffle=True, random_state=0)  # the same splits for all
+        for model_name, model in models.items():
+            scores = cross_val_score(model, X, y, cv=cv)
+            rows.append([data_name, model_name, *np.round(scores, 6)])
+    long = pd.DataFrame(rows, columns=["dataset", "model", *[f"split{j}" for j in range(10)]])
+    long.to_csv(HERE / "cv_splits_long.csv", index=False)
+    means = long.set_index(["dataset", "model"]).mean(axis=1).unstack("model")
+    means = means.loc[list(dict.fromkeys(long["dataset"])), list(models)].round(6)
+    means.to_csv(HERE / "cv_datasets.csv", index_label="dataset")
+    X, y = load_breast_cancer(return_X_y=True)
+    res = mc.cross_validate_5x2(models["logistic"], models["naive_bayes"], X, y, seed=0)
+    five = pd.DataFrame(
+        np.round([res.scores_a.ravel(), res.scores_b.ravel()], 6),
+        index=["logistic", "naive_bayes"],
+        columns=[f"r{i}f{j}" for i in range(5) for j in range(2)],
+    )
+    five.to_csv(HERE / "cv_5x2.csv", index_label="model")
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5, random_state=0)
+    pred_a = models["logistic"].fit(X_train, y_train).predict(X_test)
+    pred_b = models["naive_bayes"].fit(X_train, y_train).predict(X_test)
+    pd.DataFrame({"y_true": y_test, "y_pred_a": pred_a, "y_pred_b": pred_b}).to_csv(
+        HERE / "mcnemar_predictions.csv", index=False
+    )
+
+
 def main() -> None:
     rng = np.random.default_rng(20261201)
     relative_fit(rng)
@@ -79,6 +159,7 @@ def main() -> None:
     categorical(rng)
     evaluation_points(rng)  # drawn last, so that the files above stay as they were
     digits()  # its own generator
+    cross_validation()  # seeded by its own random_states, apart from the stream above
 
 
 if __name__ == "__main__":

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 from click.testing import CliRunner
 
 import modelcompare as mc
 from modelcompare.cli import app
+from modelcompare.datasets import data_path
 
-DATA = Path(__file__).resolve().parents[2] / "examples" / "data"
+DATA = data_path("reference.npy").parent  # the example files shipped in the package
 LOGQ = [str(DATA / "posterior_logq_first.npy"), str(DATA / "posterior_logq_second.npy")]
 DRAWS = [str(DATA / "posterior_draws_first.npy"), str(DATA / "posterior_draws_second.npy")]
 THETA = str(DATA / "posterior_theta.npy")

@@ -8,11 +8,13 @@ test must be visibly inflated (the point of the correction).
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 from scipy.stats import binomtest
 
 _PATH = Path(__file__).parents[2] / "benchmarks" / "cv_size_study.py"
+sys.path.insert(0, str(_PATH.parent))  # the script imports the benchmarks' shared harness
 _spec = importlib.util.spec_from_file_location("cv_size_study", _PATH)
 study = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(study)

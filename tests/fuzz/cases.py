@@ -19,6 +19,7 @@ from tests.fuzz.data import (
     _density,
     _flow_pairs,
     _kfold,
+    _logistic,
     _model,
     _normal,
     _out_path,
@@ -1297,9 +1298,146 @@ def _cross_validation() -> list[Entry]:
             },
         ),
         Entry(
+            "plot_locations_as_images",
+            lambda: {"result_or_criterion": np.linspace(1.0, 0.0, 6), "images": _uniform(6, 4)},
+            {
+                "result_or_criterion": _opts(("str", "abc", True), ("2d", np.ones((3, 2)), True)),
+                "images": _opts(("short", _uniform(2, 4), True), ("str", "images", True)),
+                "top": _opts(("zero", 0, True), ("str", "3", True)),
+                "ncols": _opts(("zero", 0, True)),
+            },
+        ),
+        Entry(
+            "compare_generators",
+            lambda: {
+                "first": _normal(60, seed=1),
+                "second": _normal(60, seed=2),
+                "reference": _normal(60, seed=3),
+                "n_locations": 2,
+                "seed": 0,
+            },
+            {
+                "first": SAMPLES,
+                "second": SAMPLES,
+                "reference": SAMPLES,
+                "n_locations": COUNT,
+                "seed": SEED,
+            },
+            widths=("first", "second", "reference"),
+        ),
+        Entry(
             "plot_critical_difference",
             lambda: {"result": _result("nemenyi")},
             {"result": RESULT, "alpha": LEVEL},
+        ),
+        Entry(
+            "mcnemar_table",
+            lambda: {
+                "y_true": np.array([0, 1, 1, 0, 1, 0, 1, 1]),
+                "y_pred_a": np.array([0, 1, 0, 0, 1, 1, 1, 1]),
+                "y_pred_b": np.array([1, 1, 1, 0, 0, 0, 1, 0]),
+            },
+            {
+                "y_true": _opts(
+                    ("none", None, True), ("short", [0], True), ("2d", [[0, 1]] * 8, True)
+                ),
+                "y_pred_a": _opts(("none", None, True), ("short", [0], True)),
+                "y_pred_b": _opts(("none", None, True), ("short", [0], True)),
+            },
+        ),
+        Entry(
+            "mcnemar_test",
+            lambda: {"table": np.array([[50, 12], [4, 30]])},
+            {
+                "table": _opts(
+                    ("negative", [[1, -1], [2, 3]], True),
+                    ("fraction", [[1.5, 1], [2, 3]], True),
+                    ("nan", [[math.nan, 1], [2, 3]], True),
+                    ("shape", [[1, 2, 3]], True),
+                    ("str", [["a", "b"], ["c", "d"]], True),
+                    ("zeros", [[5, 0], [0, 5]], False),
+                ),
+                "exact": FLAG,
+                "continuity_correction": FLAG,
+            },
+        ),
+        Entry(
+            "paired_ttest_5x2cv",
+            lambda: dict(zip(("scores_a", "scores_b"), _scores())),
+            {"scores_a": VECTOR, "scores_b": VECTOR, "alternative": CHOICE},
+            extras=(
+                (
+                    "a=b",
+                    lambda kw: {**kw, "scores_b": np.array(kw["scores_a"])},
+                    {"names": ("scores_a", "scores_b"), "degenerate": True},
+                ),
+            ),
+        ),
+        Entry(
+            "combined_ftest_5x2cv",
+            lambda: dict(zip(("scores_a", "scores_b"), _scores())),
+            {"scores_a": VECTOR, "scores_b": VECTOR},
+        ),
+        Entry(
+            "cross_validate_5x2",
+            lambda: {
+                "estimator_a": _logistic(),
+                "estimator_b": _logistic(),
+                "X": _normal(60, 2),
+                "y": np.arange(60) % 2,
+                "seed": 0,
+            },
+            {
+                "estimator_a": OBJECT,
+                "X": _opts(("none", None, True), ("short", np.zeros((5, 2)), True)),
+                "y": _opts(("short", np.arange(5) % 2, True)),
+                "splits": CHOICE,
+                "seed": SEED,
+                "n_jobs": JOBS,
+            },
+        ),
+        Entry(
+            "bayesian_hierarchical_ttest",
+            lambda: {
+                "scores_a": np.stack([_scores(seed=k)[0] for k in range(3)]),
+                "scores_b": np.stack([_scores(seed=k)[1] for k in range(3)]),
+                "n_draws": 200,
+                "n_warmup": 50,
+                "seed": 0,
+            },
+            {
+                "scores_a": SAMPLES,
+                "scores_b": SAMPLES,
+                "rope": NONNEG,
+                "n_folds": _opts(("3", 3, True), ("1", 1, True), ("str", "10", True)),
+                "n_draws": _opts(("0", 0, True), ("str", "10", True)),
+                "n_chains": _opts(("0", 0, True), ("str", "2", True)),
+                "seed": SEED,
+            },
+        ),
+        Entry(
+            "compare_models_report",
+            lambda: {"results": _score_table(), "seed": 0},
+            {
+                "results": _opts(
+                    ("none", None, True),
+                    ("1d", [0.1, 0.2], True),
+                    ("nan", _with(_score_table(), math.nan), True),
+                    ("str", np.asarray(_score_table()).astype(str), True),
+                ),
+                "across": CHOICE,
+                "posthoc": CHOICE,
+                "bayesian": CHOICE,
+                "alpha": LEVEL,
+                "rope": NONNEG,
+                "greater_is_better": FLAG,
+                "seed": SEED,
+            },
+        ),
+        Entry(
+            "plot_pair_probabilities",
+            lambda: {"table": _result("pairs")},
+            {"table": RESULT},
         ),
         Entry(
             "plot_posterior",

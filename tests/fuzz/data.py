@@ -88,6 +88,8 @@ def _result(name: str) -> Any:
             return mc.nemenyi_test(_score_table())
         if name == "bayes":
             return mc.bayesian_ttest(*_scores(), n_train=90, n_test=10)
+        if name == "pairs":
+            return mc.compare_models(dict(zip("ab", _scores())), n_train=90, n_test=10).table
         if name == "granularity":
             return mc.granularity(_stairs(), _cat_samples(), seed=0)
         if name == "sbc":
@@ -136,3 +138,9 @@ _TMP = tempfile.TemporaryDirectory(prefix="modelcompare-fuzz-")
 
 def _out_path() -> str:
     return str(Path(tempfile.mkdtemp(dir=_TMP.name)) / "results.csv")
+
+
+def _logistic() -> Any:
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression()

@@ -1,4 +1,9 @@
-"""``modelcompare cv``: all-pairs comparison of cross-validated models from a scores table."""
+"""``modelcompare cv``: cross-validated models compared from a scores table.
+
+``--test pairwise`` (the default) compares every pair (corrected and Bayesian t-tests); the other
+tests are Dietterich's (McNemar, 5×2cv t, Alpaydın's 5×2cv F), the hierarchical Bayesian test
+across data sets, and the one-call report.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ import numpy as np
 from modelcompare._foundation.io import DataError, read_matrix, read_table
 from modelcompare.cli import _options as options
 from modelcompare.cli._common import emit, handle_errors
+from modelcompare.cli._exit import EXIT_REJECT
 
 
 def _read_scores(path: str, layout: str) -> Any:
@@ -59,10 +65,69 @@ def _format_table(table: Any) -> str:
     return shown.to_string(index=False)
 
 
+TESTS = ("pairwise", "5x2cv", "5x2cv-f", "mcnemar", "hierarchical", "report")
+
+
 @click.command("cv")
 @click.argument("scores")
-@options.n_train()
-@options.n_test()
+@click.option(
+    "--test",
+    "which",
+    type=click.Choice(TESTS),
+    default="pairwise",
+    show_default=True,
+    help="pairwise: every pair, corrected + Bayesian t-tests (needs --n-train/--n-test); "
+    "5x2cv / 5x2cv-f: Dietterich's t-test / Alpaydın's F-test on a 2-model table of 10 scores "
+    "in (replication, fold) order; mcnemar: columns y_true, y_pred_a, y_pred_b (or a 2 × 2 "
+    "table); hierarchical: two models' per-split scores on several data sets (columns dataset, "
+    "model, split...); report: Friedman, post-hoc, Bayesian view and summary across data sets.",
+)
+@click.option(
+    "--n-train",
+    type=options.FiniteFloat(min=0, min_open=True),
+    default=None,
+    help="Training-set size of one split (--test pairwise, or report --across splits).",
+)
+@click.option(
+    "--n-test",
+    type=options.FiniteFloat(min=0, min_open=True),
+    default=None,
+    help="Test-set size of one split (--test pairwise, or report --across splits).",
+)
+@click.option(
+    "--n-folds",
+    type=click.IntRange(min=2),
+    default=None,
+    help="Folds per CV run behind each data set's splits (--test hierarchical; default: one run).",
+)
+@click.option("--exact", is_flag=True, help="McNemar: the exact binomial test.")
+@click.option(
+    "--no-continuity-correction",
+    is_flag=True,
+    help="McNemar: the chi-square statistic without Edwards' correction.",
+)
+@click.option(
+    "--posthoc",
+    type=click.Choice(["nemenyi", "wilcoxon"]),
+    default="nemenyi",
+    show_default=True,
+    help="report: the post-hoc test after Friedman's.",
+)
+@click.option(
+    "--bayesian",
+    type=click.Choice(["signed-rank", "hierarchical", "none"]),
+    default="signed-rank",
+    show_default=True,
+    help="report: the Bayesian view per pair (hierarchical needs per-split scores).",
+)
+@click.option(
+    "--across",
+    type=click.Choice(["datasets", "splits"]),
+    default="datasets",
+    show_default=True,
+    help="report: data sets × models means (or a dataset, model, split... table), or one data "
+    "set's models × splits table.",
+)
 @options.rope()
 @options.alternative(help="H1 about E[a - b] for each pair.")
 @options.correction(
@@ -87,8 +152,15 @@ def _format_table(table: Any) -> str:
 @handle_errors
 def cv_command(
     scores: str,
-    n_train: float,
-    n_test: float,
+    which: str,
+    n_train: float | None,
+    n_test: float | None,
+    n_folds: int | None,
+    exact: bool,
+    no_continuity_correction: bool,
+    posthoc: str,
+    bayesian: str,
+    across: str,
     rope: float,
     alternative: str,
     correction: str,
@@ -102,7 +174,8 @@ def cv_command(
     fail_on_reject: bool,
     quiet: bool,
 ) -> None:
-    """Compare every pair of cross-validated models in SCORES (corrected + Bayesian t-tests).
+    """Compare cross-validated models in SCORES: every pair (default), Dietterich's tests, the
+    hierarchical Bayesian test across data sets, or a one-call report.
 
     SCORES is a .csv/.tsv/.parquet table with one row per model and one column per split (all
     models scored on the same splits, in the same order); a first non-numeric column, with a
@@ -123,10 +196,67 @@ def cv_command(
        "pvalue": 8.609989102606747e-05, ..., "statistic": 4.565492560256312,
        "table": [{..., "model_a": "rbf", "model_b": "linear", "n_splits": 100,
        "p": 0.454845942026733, "p_adjusted": 1.0, ..., "t": 0.7503126954482318}, ...], ...}
+
+    \b
+    Other tests (see --test):
+      $ modelcompare cv examples/data/cv_5x2.csv --test 5x2cv
+      test             cv 5x2cv
+      models           logistic vs naive_bayes
+      statistic        1.758...
+      pvalue           0.139...
+      $ modelcompare cv examples/data/mcnemar_predictions.csv --test mcnemar --exact
+      ...
+      n01 (a right, b wrong)  13
+      n10 (a wrong, b right)  2
+      statistic               2
+      pvalue                  0.00738...
+      $ modelcompare cv examples/data/cv_datasets.csv --test report --seed 0
+      Across 8 data sets, Friedman's test does not reject that all 4 models perform alike ...
     """
+    started = time.perf_counter()
+    params = {
+        "test": which,
+        "n_train": n_train,
+        "n_test": n_test,
+        "rope": rope,
+        "alternative": alternative,
+        "correction": correction,
+        "loss": loss,
+        "order": order,
+        "layout": layout,
+        "nan_policy": nan_policy,
+    }
+    common = {"as_json": as_json, "quiet": quiet, "started": started}
+    if which != "pairwise":
+        _other_test(
+            which,
+            scores,
+            layout,
+            params,
+            alpha,
+            fail_on_reject,
+            seed,
+            loss,
+            exact=exact,
+            continuity=not no_continuity_correction,
+            n_folds=n_folds,
+            posthoc=posthoc,
+            bayesian=bayesian,
+            across=across,
+            rope=rope,
+            n_train=n_train,
+            n_test=n_test,
+            **common,
+        )
+        return
     from modelcompare.cv import compare_models
 
-    started = time.perf_counter()
+    if n_train is None or n_test is None:
+        missing = " and ".join(
+            o for o, v in (("--n-train", n_train), ("--n-test", n_test)) if v is None
+        )
+        msg = f"Missing option {missing}: --test pairwise needs the sizes of one split."
+        raise click.UsageError(msg)
     frame = _read_scores(scores, layout)
     result = compare_models(
         frame,
@@ -154,17 +284,7 @@ def cv_command(
     emit(
         test="cv",
         result=result,
-        params={
-            "n_train": n_train,
-            "n_test": n_test,
-            "rope": rope,
-            "alternative": alternative,
-            "correction": correction,
-            "loss": loss,
-            "order": order,
-            "layout": layout,
-            "nan_policy": nan_policy,
-        },
+        params={k: v for k, v in params.items() if k != "test"},
         seed=None,
         as_json=as_json,
         alpha=alpha,
@@ -174,3 +294,149 @@ def cv_command(
         started=started,
         table=_format_table(result.table),
     )
+
+
+def _two_rows(frame: Any, path: str, what: str) -> tuple[Any, Any, list[str]]:
+    if frame.shape[0] != 2:
+        msg = f"{path}: {what} needs exactly 2 models (rows); got {frame.shape[0]}."
+        raise DataError(msg)
+    return frame.iloc[0].to_numpy(), frame.iloc[1].to_numpy(), [str(i) for i in frame.index]
+
+
+def _read_mcnemar(path: str) -> dict[str, Any]:
+    frame = read_table(path) if not path.lower().endswith((".npy", ".npz")) else None
+    if frame is not None and {"y_true", "y_pred_a", "y_pred_b"} <= set(map(str, frame.columns)):
+        return {k: frame[k].to_numpy() for k in ("y_true", "y_pred_a", "y_pred_b")}
+    arr = read_matrix(path) if frame is None else frame.select_dtypes("number").to_numpy()
+    if arr.shape != (2, 2):
+        msg = (
+            f"{path}: --test mcnemar needs columns y_true, y_pred_a and y_pred_b, or a 2 × 2 "
+            f"table of counts; got shape {arr.shape}."
+        )
+        raise DataError(msg)
+    return {"table": arr}
+
+
+def _read_long(path: str) -> tuple[dict[str, Any], list[str]]:
+    """A dataset, model, split... table as {data set: models × splits frame}."""
+    frame = read_table(path)
+    if not {"dataset", "model"} <= set(map(str, frame.columns)):
+        msg = f"{path}: per-split scores need columns 'dataset' and 'model', then one per split."
+        raise DataError(msg)
+    splits = [c for c in frame.columns if c not in ("dataset", "model")]
+    cube = {
+        str(d): g.set_index("model")[splits].astype(float)
+        for d, g in frame.groupby("dataset", sort=False)
+    }
+    models = [str(m) for m in next(iter(cube.values())).index]
+    for d, g in cube.items():
+        if [str(m) for m in g.index] != models:
+            msg = f"{path}: data set {d!r} lists models {list(g.index)}, not {models}."
+            raise DataError(msg)
+    return cube, models
+
+
+def _other_test(
+    which: str,
+    path: str,
+    layout: str,
+    params: dict[str, Any],
+    alpha: float | None,
+    fail_on_reject: bool,
+    seed: int | None,
+    loss: bool,
+    **kw: Any,
+) -> None:
+    import modelcompare as mc
+
+    as_json, quiet, started = kw.pop("as_json"), kw.pop("quiet"), kw.pop("started")
+    out = {"as_json": as_json, "quiet": quiet, "started": started, "alpha": alpha}
+    out["fail_on_reject"] = fail_on_reject
+    sign = -1.0 if loss else 1.0
+    if which in ("5x2cv", "5x2cv-f"):
+        a, b, names = _two_rows(_read_scores(path, layout), path, f"--test {which}")
+        if which == "5x2cv":
+            result = mc.paired_ttest_5x2cv(sign * a, sign * b, alternative=params["alternative"])
+        else:
+            result = mc.combined_ftest_5x2cv(sign * a, sign * b)
+        rows = [("models", f"{names[0]} vs {names[1]}"), ("statistic", result.statistic)]
+        rows += [("pvalue", result.pvalue), ("mean_difference", sign * result.mean_difference)]
+        emit(test=f"cv {which}", result=result, params=params, seed=None, rows=rows, **out)
+        return
+    if which == "mcnemar":
+        result = mc.mcnemar_test(
+            **_read_mcnemar(path), exact=kw["exact"], continuity_correction=kw["continuity"]
+        )
+        params.update(exact=kw["exact"], continuity_correction=kw["continuity"])
+        rows = [("n01 (a right, b wrong)", result.n01), ("n10 (a wrong, b right)", result.n10)]
+        rows += [("statistic", result.statistic), ("pvalue", result.pvalue)]
+        emit(test="cv mcnemar", result=result, params=params, seed=None, rows=rows, **out)
+        return
+    if (alpha is not None or fail_on_reject) and which == "hierarchical":
+        msg = "--alpha and --fail-on-reject do not apply to a Bayesian test (no p-value)."
+        raise click.UsageError(msg)
+    if which == "hierarchical":
+        cube, models = _read_long(path)
+        if len(models) != 2:
+            msg = f"{path}: --test hierarchical compares 2 models; got {models}."
+            raise DataError(msg)
+        a = np.stack([sign * g.iloc[0].to_numpy() for g in cube.values()])
+        b = np.stack([sign * g.iloc[1].to_numpy() for g in cube.values()])
+        result = mc.bayesian_hierarchical_ttest(
+            a, b, rope=kw["rope"] or 0.0, n_folds=kw["n_folds"], seed=seed
+        )
+        params.update(n_folds=kw["n_folds"])
+        data = result.to_dict(include_arrays=False)
+        rows = [("models", f"{models[0]} vs {models[1]}"), ("data sets", result.n_datasets)]
+        rows += [(k, data[k]) for k in ("prob_a_better", "prob_rope", "prob_a_worse")]
+        rows += [("decision (0.95)", result.decision()), ("converged", result.converged)]
+        out["alpha"] = None
+        emit(
+            test="cv hierarchical",
+            result=data,
+            params=params,
+            seed=result.seed_used,
+            rows=rows,
+            **out,
+        )
+        return
+    # the report
+    across = kw["across"]
+    bayesian = None if kw["bayesian"] == "none" else kw["bayesian"]
+    if across == "splits":
+        results: Any = _read_scores(path, layout)
+    else:
+        table = read_table(path)
+        if {"dataset", "model"} <= set(map(str, table.columns)):
+            results, _ = _read_long(path)
+        else:
+            results = _read_scores(path, "models-by-splits")
+    report = mc.compare_models_report(
+        results,
+        across=across,
+        alpha=0.05 if alpha is None else alpha,
+        rope=kw["rope"] or 0.0,
+        posthoc=kw["posthoc"],
+        bayesian=bayesian,
+        n_folds=kw["n_folds"],
+        n_train=kw["n_train"],
+        n_test=kw["n_test"],
+        greater_is_better=not loss,
+        seed=seed,
+    )
+    params.update(posthoc=kw["posthoc"], bayesian=kw["bayesian"], across=across)
+    data = report.to_dict(include_arrays=False)
+    for key in ("omnibus", "posthoc", "pairwise"):
+        data.pop(key, None)
+    reject = None if alpha is None else report.decision(alpha)
+    if as_json:
+        if alpha is not None:
+            data["reject"] = reject
+        out.update(alpha=None, fail_on_reject=False)
+        emit(test="cv report", result=data, params=params, seed=report.seed_used, **out)
+    else:
+        if not quiet and report.seed_used is not None:
+            click.echo(f"seed used: {report.seed_used}", err=True)
+        click.echo(report.to_text())
+    if fail_on_reject and reject:
+        raise SystemExit(EXIT_REJECT)

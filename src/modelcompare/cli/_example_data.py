@@ -27,7 +27,7 @@ def example_data_command(directory: Path) -> None:
     \b
     Example (then every other command's examples run as written):
       $ modelcompare example-data
-      wrote 21 files to examples/data
+      wrote 25 files to examples/data
     """
     try:
         written = write_example_data(directory)

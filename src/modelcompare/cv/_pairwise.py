@@ -129,6 +129,14 @@ def family_pvalue(raw: np.ndarray, correction: str | None) -> tuple[int, float]:
     return best, familywise_pvalue(raw)
 
 
+def _halving_rows(search: Any) -> int | None:
+    """Rows the last iteration of a successive-halving search split, or None for other searches."""
+    resources = getattr(search, "n_resources_", None)
+    if resources is None or getattr(search, "resource", "n_samples") != "n_samples":
+        return None
+    return int(resources[-1])
+
+
 def _resolve_sizes(
     results: Any,
     table_source: str,
@@ -141,6 +149,19 @@ def _resolve_sizes(
     n_samples: Any,
     n_splits: int,
 ) -> tuple[float, str]:
+    data = [
+        n
+        for n, v in (("X", X), ("y", y), ("groups", groups), ("n_samples", n_samples))
+        if v is not None
+    ]
+    if data and table_source != "search":
+        where = "a cv_results_ dict" if table_source == "cv_results" else "a table of scores"
+        msg = (
+            f"{', '.join(f'`{n}`' for n in data)} can only be read with a fitted search object, "
+            f"whose splitter they are split by; {where} has no splitter. Pass the search itself "
+            "(with the X/y/groups given to .fit()), or `n_train` and `n_test`."
+        )
+        raise ValueError(msg)
     given = n_train is not None or n_test is not None or test_train_ratio is not None
     if given:
         ratio, _, _ = resolve_ratio(n_train, n_test, test_train_ratio)
@@ -151,6 +172,13 @@ def _resolve_sizes(
     if table_source == "search" and (X is not None or n_samples is not None):
         from sklearn.base import is_classifier
 
+        n_last = _halving_rows(results)
+        if n_last is not None and X is not None:
+            # the last iteration split its n_resources_[-1] rows (as many as the splitter sees)
+            X, y = X[:n_last], None if y is None else y[:n_last]
+            groups = None if groups is None else groups[:n_last]
+        elif n_last is not None:
+            n_samples = n_last
         sizes = split_sizes(
             results.cv,
             X,
@@ -204,10 +232,14 @@ def compare_models(
         ``{name: cross_validate(...)}``; a dict ``{name: per-split scores}``; or a models × splits
         table (a pandas DataFrame indexed by model name, a 2-D array, a list of lists or a torch
         tensor). All models must be
-        scored on the same splits, in the same order.
-    names : sequence of str, optional
+        scored on the same splits, in the same order. Of a successive-halving search only the
+        last iteration's candidates are compared (the only ones scored with the same
+        resources).
+    names : sequence of str or {"values", "params"}, optional
         Model names (default: the example's parameter-value names for searches, dict keys, the
-        DataFrame index, or ``model_i``).
+        DataFrame index, or ``model_i``). For a search or its ``cv_results_``, ``"params"``
+        names candidates by their parameters (``"C=10, kernel=rbf"``) and ``"values"`` (the
+        default) by the values alone (``"10_rbf"``).
     n_train, n_test : float, optional
         Split sizes for the correction. Required unless ``test_train_ratio`` is given, or unless
         ``results`` is a search object and ``X`` (or ``n_samples``) is passed.
@@ -215,7 +247,9 @@ def compare_models(
         n_test / n_train directly.
     X, y, groups : array-like, optional
         The data given to the search's ``fit``: the search's splitter is re-run on them and the
-        **mean** n_test/n_train over splits is used (see :func:`split_sizes`).
+        **mean** n_test/n_train over splits is used (see :func:`split_sizes`). Only with a
+        fitted search object: with a ``cv_results_`` dict or a table they are refused, not
+        ignored.
     n_samples : int, optional
         The number of rows of the data, instead of ``X``, for splitters that need only the row
         count.

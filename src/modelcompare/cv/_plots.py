@@ -9,9 +9,9 @@ import numpy as np
 from modelcompare._foundation.plotting import check_result_type, new_axes
 from modelcompare._foundation.results import check_alpha
 from modelcompare.cv._bayes import BayesianTTestResult
-from modelcompare.cv._multi import NemenyiResult, WilcoxonHolmResult
+from modelcompare.cv._multi import NemenyiResult, WilcoxonHolmResult, nemenyi_test
 
-__all__ = ["plot_critical_difference", "plot_posterior"]
+__all__ = ["plot_critical_difference", "plot_pair_probabilities", "plot_posterior"]
 
 
 def plot_posterior(
@@ -119,7 +119,7 @@ def plot_posterior(
 
 
 def plot_critical_difference(
-    result: NemenyiResult | WilcoxonHolmResult,
+    result: Any,
     *,
     alpha: float | None = None,
     ax: Any = None,
@@ -133,11 +133,14 @@ def plot_critical_difference(
 
     Parameters
     ----------
-    result : NemenyiResult or WilcoxonHolmResult
-        From :func:`nemenyi_test` or :func:`wilcoxon_holm_test`.
+    result : NemenyiResult, WilcoxonHolmResult or scores table
+        From :func:`nemenyi_test` or :func:`wilcoxon_holm_test`; or a data sets × models table of
+        scores (a DataFrame whose columns name the models, or a 2-D array; greater is better),
+        on which :func:`nemenyi_test` runs at ``alpha``.
     alpha : float, optional
-        The level of the cliques for a :class:`WilcoxonHolmResult` (default 0.05). A Nemenyi
-        result has its level fixed when the test ran, so ``alpha`` must then be None.
+        The level of the cliques for a :class:`WilcoxonHolmResult` or a scores table (default
+        0.05). A Nemenyi result has its level fixed when the test ran, so ``alpha`` must then be
+        None.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure is made only when None.
     **kwargs
@@ -164,11 +167,21 @@ def plot_critical_difference(
     >>> ax = plot_critical_difference(wilcoxon_holm_test(scores), alpha=0.01)
     >>> ax.get_title()
     'average ranks; bars: not significantly different (Wilcoxon, holm, α = 0.01)'
+    >>> import pandas as pd
+    >>> ax = plot_critical_difference(pd.DataFrame(scores, columns=["a", "b", "c"]))
     >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
     """
+    if not isinstance(result, NemenyiResult | WilcoxonHolmResult) and (
+        hasattr(result, "columns") or getattr(result, "ndim", None) == 2
+    ):
+        # a scores table: Nemenyi's test at alpha, the post-hoc test of Demšar's CD diagram
+        result = nemenyi_test(result, alpha=0.05 if alpha is None else alpha)
+        alpha = None
     check_result_type(
-        result, (NemenyiResult, WilcoxonHolmResult), "nemenyi_test or wilcoxon_holm_test"
+        result,
+        (NemenyiResult, WilcoxonHolmResult),
+        "nemenyi_test or wilcoxon_holm_test, or pass a data sets × models DataFrame of scores",
     )
     if isinstance(result, NemenyiResult):
         if alpha is not None:
@@ -226,4 +239,58 @@ def plot_critical_difference(
         f"average ranks; bars: not significantly different ({method}, α = {level:g})",
         fontsize="small",
     )
+    return ax
+
+
+def plot_pair_probabilities(table: Any, *, ax: Any = None) -> Any:
+    """Stacked bars of each pair's posterior probabilities (a worse, ROPE, a better).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A pairwise table with ``model_a``, ``model_b``, ``prob_a_worse``, ``prob_rope`` and
+        ``prob_a_better`` (``ModelComparisonResult.table`` or ``ModelComparisonReport.table``).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure is made only when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from modelcompare import compare_models, plot_pair_probabilities
+    >>> rng = np.random.default_rng(0)
+    >>> scores = {"a": 0.9 + 0.02 * rng.standard_normal(50), "b": 0.88 + 0.02 * rng.standard_normal(50)}
+    >>> ax = plot_pair_probabilities(compare_models(scores, n_train=90, n_test=10).table)
+    >>> ax.get_xlabel()
+    'posterior probability'
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
+    needed = ["model_a", "model_b", "prob_a_worse", "prob_rope", "prob_a_better"]
+    missing = [c for c in needed if c not in getattr(table, "columns", [])]
+    if missing:
+        msg = f"`table` must be a pairwise table with columns {needed}; missing {missing}."
+        raise ValueError(msg)
+    ax = new_axes(ax, "plot_pair_probabilities")
+    labels = [f"{a} vs {b}" for a, b in zip(table["model_a"], table["model_b"])]
+    y = np.arange(len(labels))[::-1]
+    left = np.zeros(len(labels))
+    for col, colour, name in (
+        ("prob_a_better", "tab:blue", "first better"),
+        ("prob_rope", "tab:gray", "practically equivalent"),
+        ("prob_a_worse", "tab:orange", "second better"),
+    ):
+        values = table[col].to_numpy(dtype=float)
+        ax.barh(y, values, left=left, color=colour, label=name)
+        left = left + values
+    ax.set_yticks(y, labels)
+    ax.set_xlim(0, 1)
+    ax.axvline(0.95, color="k", lw=0.8, ls=":")
+    ax.set_xlabel("posterior probability")
+    ax.legend(loc="lower right", fontsize="small")
     return ax

@@ -14,7 +14,7 @@ from modelcompare._foundation.deprecation import renamed_parameters
 from modelcompare._foundation.errors import NotFittedError
 from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import Result, result_class
-from modelcompare._foundation.validation import as_numpy, check_int
+from modelcompare._foundation.validation import as_numpy, check_choice, check_int
 from modelcompare.cv._core import check_flag
 
 __all__ = [
@@ -127,7 +127,12 @@ def pandas_labels(obj: Any, axis: str) -> list[Any] | None:
     return list(labels)
 
 
-def _param_name(params: Mapping[str, Any]) -> str:
+NAME_STYLES = ("values", "params")
+
+
+def _param_name(params: Mapping[str, Any], style: str = "values") -> str:
+    if style == "params":  # "C=10, kernel=rbf": readable without knowing the grid
+        return ", ".join(f"{k}={v}" for k, v in params.items())
     # scikit-learn's example: the parameter values joined by "_", in the dict's key order.
     return "_".join(str(v) for v in params.values())
 
@@ -146,7 +151,7 @@ def _unique_names(names: list[str]) -> list[str]:
 
 
 def scores_from_cv_results(
-    cv_results: Mapping[str, Any], *, scoring: str | None = None
+    cv_results: Mapping[str, Any], *, scoring: str | None = None, names: str = "values"
 ) -> CVScoresResult:
     """Candidate names and the candidates × splits test-score matrix of a ``cv_results_`` dict.
 
@@ -160,6 +165,9 @@ def scores_from_cv_results(
     scoring : str, optional
         Metric name for multi-metric searches (the ``<metric>`` of ``split0_test_<metric>``);
         with a single metric it is ``"score"`` and may be omitted.
+    names : {"values", "params"}
+        How candidates are named: ``"values"``, the example's parameter values joined by ``"_"``
+        (``"10_rbf"``); ``"params"``, ``"name=value"`` pairs (``"C=10, kernel=rbf"``).
 
     Returns
     -------
@@ -179,14 +187,17 @@ def scores_from_cv_results(
     >>> res = scores_from_cv_results(cv_results)
     >>> res.names, res.scores.tolist(), res.scoring
     (['10', '1'], [[0.9, 0.85], [0.8, 0.7]], 'score')
+    >>> scores_from_cv_results(cv_results, names="params").names
+    ['C=10', 'C=1']
     """
+    check_choice(names, "names", NAME_STYLES)
     if not isinstance(cv_results, Mapping):
         msg = (
             "`cv_results` must be a search's cv_results_ (a dict of arrays); got "
             f"{type(cv_results).__name__}."
         )
         raise TypeError(msg)
-    table = _from_cv_results(cv_results, scoring, name="cv_results")
+    table = _from_cv_results(cv_results, scoring, name="cv_results", style=names)
     order = np.argsort(table.ranks, kind="stable")
     return CVScoresResult(
         names=[table.names[i] for i in order],
@@ -202,7 +213,7 @@ def _check_scoring(scoring: Any) -> None:
 
 
 def _from_cv_results(
-    cv_results: Mapping[str, Any], scoring: str | None, name: str = "results"
+    cv_results: Mapping[str, Any], scoring: str | None, name: str = "results", style: str = "values"
 ) -> ScoreTable:
     _check_scoring(scoring)
     metrics: dict[str, dict[int, str]] = {}
@@ -232,7 +243,7 @@ def _from_cv_results(
         raise ValueError(msg)
     scores = np.column_stack(columns)
     if "params" in cv_results:
-        names = _unique_names([_param_name(p) for p in cv_results["params"]])
+        names = _unique_names([_param_name(p, style) for p in cv_results["params"]])
         if len(names) != scores.shape[0]:
             msg = f"`{name}` has {len(names)} 'params' for {scores.shape[0]} rows of split scores."
             raise ValueError(msg)
@@ -243,6 +254,13 @@ def _from_cv_results(
         ranks = np.asarray(cv_results[rank_key], dtype=float)
     else:
         ranks = -np.nanmean(scores, axis=1)
+    if "iter" in cv_results:
+        # successive halving: only the last iteration's candidates were scored with the same
+        # (largest) resources, so only they are comparable
+        it = np.asarray(cv_results["iter"])
+        keep = np.flatnonzero(it == it.max())
+        names = [names[i] for i in keep]
+        scores, ranks = scores[keep], ranks[keep]
     return ScoreTable(names, scores, ranks, "cv_results", scoring)
 
 
@@ -293,18 +311,25 @@ def _check_lengths(names: list[str], rows: list[np.ndarray]) -> None:
 
 
 def extract_scores(results: Any, *, names: Any = None, scoring: str | None = None) -> ScoreTable:
-    """Dispatch on the kind of ``results`` (see :func:`compare_models`)."""
+    """Dispatch on the kind of ``results`` (see :func:`compare_models`).
+
+    ``names`` is a sequence of model names, or for a search or its ``cv_results_`` the naming
+    style ``"values"`` (the default) or ``"params"`` (see :func:`scores_from_cv_results`).
+    """
+    style = "values"
+    if isinstance(names, str) and names in NAME_STYLES:
+        style, names = names, None
     if hasattr(results, "cv_results_") or (
         hasattr(results, "param_grid") or hasattr(results, "param_distributions")
     ):
         if not hasattr(results, "cv_results_"):
             msg = "the search object is not fitted: call .fit(X, y) before compare_models."
             raise NotFittedError(msg)
-        table = _from_cv_results(results.cv_results_, scoring)
+        table = _from_cv_results(results.cv_results_, scoring, style=style)
         source = "search"
         table = table._replace(source=source)
     elif isinstance(results, Mapping) and any(_SPLIT_KEY.match(str(k)) for k in results):
-        table = _from_cv_results(results, scoring)
+        table = _from_cv_results(results, scoring, style=style)
     elif (
         isinstance(results, Mapping)
         and results

@@ -304,6 +304,13 @@ def compare_generators(
         for v, label in ((first, "first"), (second, "second"), (reference, "reference"))
     ]
     feats = [s.features for s in samples]
+    for label, f in zip(("first", "second", "reference"), feats, strict=True):
+        # squared distances of the kernels and of FID's covariances overflow float64 beyond this
+        if np.abs(f).max() > 1e150:
+            msg = (
+                f"`{label}` holds values of order {np.abs(f).max():.3g}: standardise the features."
+            )
+            raise ValueError(msg)
     shown = [s.images for s in samples]
     if images is not None:
         if not isinstance(images, tuple | list) or len(images) != 3:

@@ -56,7 +56,13 @@ def _to_array(value: Any, name: str) -> tuple[np.ndarray, str]:
         if arr.ndim == 4 and arr.shape[1] in (1, 3):  # torch's (n, c, h, w)
             arr = np.moveaxis(arr, 1, -1)
         return arr, "tensor"
-    return np.array(value, copy=True), "array"
+    try:
+        return np.array(value, copy=True), "array"
+    except (TypeError, ValueError) as exc:
+        msg = (
+            f"`{name}` must be an array of samples, a tensor, a file or a folder of images ({exc})."
+        )
+        raise ValueError(msg) from exc
 
 
 def read_sample(value: Any, name: str, extractor: Callable[[np.ndarray], Any] | None) -> Sample:
@@ -70,7 +76,7 @@ def read_sample(value: Any, name: str, extractor: Callable[[np.ndarray], Any] | 
         msg = f"`{name}` must hold numbers; got dtype {arr.dtype}."
         raise TypeError(msg)
     if arr.ndim == 2:
-        return Sample(check_samples(arr, name), None, f"features ({origin})")
+        return Sample(check_samples(arr, name, min_samples=4), None, f"features ({origin})")
     if arr.ndim not in (3, 4) or (arr.ndim == 4 and arr.shape[-1] == 1):
         if arr.ndim == 4 and arr.shape[-1] == 1:
             arr = arr[..., 0]
@@ -93,4 +99,4 @@ def read_sample(value: Any, name: str, extractor: Callable[[np.ndarray], Any] | 
                 f"(n, d); got shape {features.shape}."
             )
             raise ValueError(msg)
-    return Sample(check_samples(features, name), images, f"images ({origin})")
+    return Sample(check_samples(features, name, min_samples=4), images, f"images ({origin})")
