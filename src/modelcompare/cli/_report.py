@@ -128,7 +128,7 @@ def _load_flow(path: str) -> Any:
 )
 @options.n_resamples(
     help="Null resamples B of each resampling check. Default: per check, the smallest B >= 100 "
-    "at which it can reach a Holm-adjusted p <= 0.05 in this report."
+    "at which it can reach a Holm-adjusted p <= alpha (--alpha, else 0.05) in this report."
 )
 @options.regressor(help=f"Regressor of the local checks: {', '.join(REGRESSORS)}.")
 @click.option(
@@ -195,6 +195,8 @@ def report_command(
     from modelcompare.workflows import report_from_arrays, validate_posterior
 
     started = time.perf_counter()
+    # the report's level: B is planned for it, and the page, summary and JSON read it
+    level = 0.05 if alpha is None else alpha
     x = _read_array(x_file, "x")
     x_eval = _read_array(x_eval, "x_eval")
     x_obs = _read_array(x_obs, "x_obs")
@@ -232,6 +234,7 @@ def report_command(
             reference=pairs,
             checks=checks,
             n_resamples=n_resamples,
+            alpha=level,
             regressor=regressor,
             seed=seed,
             progress=not quiet,
@@ -250,10 +253,10 @@ def report_command(
             posterior_samples_at_reference=at_reference,
             checks=checks,
             n_resamples=n_resamples,
+            alpha=level,
             regressor=regressor,
             seed=seed,
         )
-    level = 0.05 if alpha is None else alpha
     if html_file is not None:
         report.to_html(html_file, alpha=level)
         if not quiet:

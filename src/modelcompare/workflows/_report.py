@@ -193,7 +193,7 @@ class PosteriorReport(Result):
         """What is wrong, at the report's level: a table (see :meth:`findings_at`)."""
         return self.findings_at(self.alpha)
 
-    def findings_at(self, alpha: float = 0.05) -> Any:
+    def findings_at(self, alpha: float | None = None) -> Any:
         """The findings at level ``alpha``: what is wrong and where (a pandas DataFrame).
 
         Columns ``check, kind, parameter, where, direction, size, evidence``, as in
@@ -205,28 +205,38 @@ class PosteriorReport(Result):
         """
         from modelcompare.workflows._findings import report_findings
 
-        return report_findings(self, check_alpha(alpha)).table
+        return report_findings(self, self._level(alpha)).table
 
-    def failures(self, alpha: float = 0.05) -> list[str]:
+    def _level(self, alpha: float | None) -> float:
+        """``alpha``, checked, or the report's own level (:attr:`alpha`) when None."""
+        return self.alpha if alpha is None else check_alpha(alpha)
+
+    def failures(self, alpha: float | None = None) -> list[str]:
         """The checks that reject at ``alpha`` after Holm's correction across the checks.
+
+        ``alpha=None`` (default) reads the report's own level (:attr:`alpha`, the level B was
+        planned for).
 
         A check of the simulator's family (``misspecification``) is listed first when it rejects
         at ``alpha`` by its own p-value: it is outside the posterior checks' correction. Warns
         (:class:`TooFewResamplesWarning`, naming the checks) when ``alpha`` is below the level
         the report planned B for and some check's smallest attainable p-value exceeds it.
         """
-        alpha = check_alpha(alpha)
+        alpha = self._level(alpha)
         self._warn_floors(alpha)
         simulator = [o.name for o in self._simulator() if o.pvalue <= alpha]
         return simulator + [name for name, p in zip(self._ran(), self._adjusted()) if p <= alpha]
 
-    def summary(self, alpha: float = 0.05) -> str:
+    def summary(self, alpha: float | None = None) -> str:
         """A short plain-language verdict at level ``alpha``, with the findings and warnings.
+
+        ``alpha=None`` (default) reads the report's own level (:attr:`alpha`); another level
+        is stated as such in the verdict.
 
         When some check rejects, the findings (:meth:`findings_at`) follow with a next step per
         kind; every warning raised while the report was built is listed last.
         """
-        return self._verdict(alpha, details=True)
+        return self._verdict(self._level(alpha), details=True)
 
     def _verdict(self, alpha: float, *, details: bool) -> str:
         """The verdict; with ``details``, the findings and warnings too (the HTML shows those
@@ -257,6 +267,11 @@ class PosteriorReport(Result):
         elif failed:
             verdict += " What is wrong, and what to do: see the findings below."
         verdict = _simulator_sentence(self._simulator(), alpha) + verdict
+        if not math.isclose(alpha, self.alpha):
+            verdict = (
+                f"Read at alpha = {alpha:g}, not at the level the report was planned for "
+                f"({self.alpha:g}). " + verdict
+            )
         if skipped:
             verdict += f" Skipped: {', '.join(skipped)}."
         if self.comparison is not None:
@@ -268,9 +283,14 @@ class PosteriorReport(Result):
             verdict += f" {len(self.warnings)} warning(s) while building the report: see below."
         return verdict
 
-    def to_dict(self, *, include_arrays: bool = True) -> dict[str, Any]:
-        """The report as JSON-safe Python objects: the table, each result, and the footer."""
+    def to_dict(self, *, include_arrays: bool = True, alpha: float | None = None) -> dict[str, Any]:
+        """The report as JSON-safe Python objects: the table, each result, and the footer.
+
+        ``failures``, ``summary`` and ``findings`` are read at ``alpha`` (default: the report's
+        own level, :attr:`alpha`), which is stored as ``"alpha"``.
+        """
         include_arrays = check_bool(include_arrays, "include_arrays")
+        alpha = self._level(alpha)
         adjusted = self.pvalues_adjusted
         return {
             "checks": [
@@ -290,8 +310,10 @@ class PosteriorReport(Result):
                 }
                 for o in self.outcomes
             ],
-            "failures": self.failures(),
-            "summary": self.summary(),
+            "alpha": alpha,
+            "planned_alpha": self.alpha,
+            "failures": self.failures(alpha),
+            "summary": self.summary(alpha),
             "n": self.n,
             "n_params": self.n_params,
             "n_features": self.n_features,
@@ -303,7 +325,7 @@ class PosteriorReport(Result):
             if self.comparison is None
             else to_builtin(self.comparison, include_arrays=include_arrays),
             "warnings": [{"category": c, "message": m} for c, m in self.warnings],
-            "findings": to_builtin(self.findings.to_dict("records")),
+            "findings": to_builtin(self.findings_at(alpha).to_dict("records")),
         }
 
     def to_json(self, path: str | Path, *, include_arrays: bool = False) -> Path:
@@ -314,10 +336,14 @@ class PosteriorReport(Result):
         path.write_text(text + "\n", encoding="utf-8")
         return path
 
-    def to_html(self, path: str | Path, *, alpha: float = 0.05) -> Path:
-        """Write one self-contained HTML page (figures inline, no network resources)."""
+    def to_html(self, path: str | Path, *, alpha: float | None = None) -> Path:
+        """Write one self-contained HTML page (figures inline, no network resources).
+
+        ``alpha`` defaults to the report's own level (:attr:`alpha`); another level is stated
+        on the page.
+        """
         path = check_output_path(path, "path")
-        path.write_text(render_html(self, alpha=check_alpha(alpha)), encoding="utf-8")
+        path.write_text(render_html(self, alpha=self._level(alpha)), encoding="utf-8")
         return path
 
 
