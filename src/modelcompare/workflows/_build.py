@@ -139,16 +139,26 @@ def _build(
 
 
 def _versions() -> dict[str, str]:
+    """The versions of the library and its numerical dependencies, read from the modules.
+
+    ``__version__`` works without an installed distribution (a source tree on ``PYTHONPATH``);
+    the distribution's metadata is the fallback for a module without one.
+    """
     import sys
     from importlib import metadata
 
-    out = {"modelcompare": metadata.version("modelcompare")}
+    from modelcompare._foundation.version import __version__
+
+    out = {"modelcompare": __version__}
     for name in ("numpy", "scipy", "scikit-learn", "torch"):
         module = {"scikit-learn": "sklearn"}.get(name, name)
         if name == "torch" and "torch" not in sys.modules:
             continue
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:  # pragma: no cover - installed from source
-            out[name] = getattr(sys.modules.get(module), "__version__", "?")
+        version = getattr(sys.modules.get(module), "__version__", None)
+        if version is None:
+            try:
+                version = metadata.version(name)
+            except metadata.PackageNotFoundError:  # pragma: no cover - neither module nor dist
+                version = "?"
+        out[name] = str(version)
     return out
