@@ -73,7 +73,7 @@ def test_the_arrays_report_plans_at_its_level(pairs):
     at = {
         a: report_from_arrays(
             pit_values=pit, x=x, checks=["local_coverage"], alpha=a, seed=0
-        ).settings["n_resamples"]["local_coverage"]
+        ).settings["n_resamples_planned"]["local_coverage"]
         for a in (0.05, 0.01)
     }
     assert at[0.01] > at[0.05]
