@@ -180,15 +180,22 @@ def legend_below(fig: Any, ax: Any, ncol: int | None = None) -> None:
     )
 
 
-def label_points(ax: Any, context: FigureContext, pvalues: Any) -> None:
+def label_points(ax: Any, context: FigureContext, pvalues: Any, *, narrow: bool = False) -> None:
     """Label each evaluation point below the axis by its coordinates and report-scale p-value.
 
     Bold only where that p-value is at or below the report's level, which happens only when the
-    table rejects the check.
+    table rejects the check. More than three points (more than one in a ``narrow`` panel) are
+    labelled vertically, one line each, so that neighbouring labels never overlap.
     """
     xs = list(range(len(pvalues)))
-    labels = [f"{context.label(i)}\np = {p:.2g}" for i, p in zip(xs, pvalues)]
-    ax.set_xticks(xs, labels, fontsize="small")
+    vertical = len(xs) > (1 if narrow else 3)
+    sep = ", " if vertical else "\n"
+    labels = [f"{context.label(i)}{sep}p = {p:.2g}" for i, p in zip(xs, pvalues)]
+    ax.set_xticks(xs, labels, fontsize="x-small" if vertical else "small")
+    if vertical:
+        ax.tick_params(axis="x", labelrotation=90)
+        fig = ax.figure  # room below the axes for the vertical labels
+        fig.set_size_inches(fig.get_figwidth(), max(fig.get_figheight(), 5.0))
     for tick, p in zip(ax.get_xticklabels(), pvalues):
         tick.set_fontweight("bold" if p <= context.alpha else "normal")
 

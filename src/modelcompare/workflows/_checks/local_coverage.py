@@ -62,8 +62,7 @@ def draw(fig: Any, result: Any, context: FigureContext) -> None:
         p = max(float(context.point_pvalues([covariate[i]])[0]), float(point_p[worst]))
         ax.set_title(f"{names[i]} at {context.label(worst)}\n(adjusted p = {p:.2g})", fontsize=9)
     ax = plot_local_statistics(result, ax=axes[m], alpha=None, labels=names)
-    label_points(ax, context, point_p)
-    ax.tick_params(axis="x", labelsize="x-small")
+    label_points(ax, context, point_p, narrow=True)
     ax.set_xlabel("evaluation point (p adjusted)", fontsize=8)
     ax.set_title("T at each evaluation point", fontsize=9)
     handles, labels = [], []
