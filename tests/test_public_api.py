@@ -589,14 +589,20 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
                 "ClosenessTestResult.decision",
                 "SBCLogGammaResult.relative_log_gamma",
                 "PosteriorComparisonResult.where",
+                "validate_posterior",
+            ),
+        ),
+        "the result's own level": (
+            None,
+            (
+                "plot_critical_difference",
                 "PosteriorReport.failures",
                 "PosteriorReport.findings_at",
                 "PosteriorReport.summary",
                 "PosteriorReport.to_html",
-                "validate_posterior",
+                "PosteriorReport.to_dict",
             ),
         ),
-        "the result's own level": (None, ("plot_critical_difference",)),
         "a threshold mode's level (0.05), refused by the p-value modes": (
             None,
             ("closeness_test", "two_sample_closeness_test"),
