@@ -485,6 +485,7 @@ figure{margin:1em 0}img{max-width:100%}
 footer{margin-top:3em;font-size:.85em;color:#57606a;border-top:1px solid #d0d7de;padding-top:1em}
 code{background:#f6f8fa;padding:0 .2em;border-radius:3px}
 footer code,.verdict{overflow-wrap:anywhere}.scroll{overflow-x:auto}
+table.checks td:nth-child(2){min-width:14em}
 """
 
 
@@ -714,7 +715,7 @@ def render_html(report: PosteriorReport, *, alpha: float) -> str:
     )
     table = (
         '<div class="scroll">'
-        "<table><thead><tr><th>check</th><th>what it tests</th><th>statistic</th><th>p</th>"
+        '<table class="checks"><thead><tr><th>check</th><th>what it tests</th><th>statistic</th><th>p</th>'
         "<th>p (Holm across checks)</th><th>effect (null SDs)</th>"
         f"<th>at alpha = {alpha:g}</th></tr></thead><tbody>"
         + "".join(rows)

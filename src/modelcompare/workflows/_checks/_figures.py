@@ -162,8 +162,11 @@ def call_draw(draw: Any, fig: Any, result: Any, context: FigureContext) -> None:
         draw(fig, result)
 
 
-def legend_below(fig: Any, ax: Any, ncol: int | None = None) -> None:
-    """Move the legend of ``ax`` below the figure's axes, so that it never covers data."""
+def legend_below(fig: Any, ax: Any, ncol: int | None = None, **kwargs: Any) -> None:
+    """Move the legend of ``ax`` below the figure's axes, so that it never covers data.
+
+    ``kwargs`` go to :meth:`matplotlib.figure.Figure.legend`.
+    """
     handles, labels = ax.get_legend_handles_labels()
     legend = ax.get_legend()
     if legend is not None:
@@ -177,6 +180,7 @@ def legend_below(fig: Any, ax: Any, ncol: int | None = None) -> None:
         fontsize="small",
         frameon=False,
         ncol=ncol or min(len(labels), 4),
+        **kwargs,
     )
 
 
@@ -222,4 +226,5 @@ def draw_per_point(fig: Any, result: Any, title: str, context: FigureContext) ->
         ylabel="statistic",
     )
     ax.set_title(title)
-    legend_below(fig, ax)
+    # the quantile marks are 30 points wide, wider than a legend handle: halved there
+    legend_below(fig, ax, markerscale=0.5)
