@@ -162,11 +162,8 @@ def call_draw(draw: Any, fig: Any, result: Any, context: FigureContext) -> None:
         draw(fig, result)
 
 
-def legend_below(fig: Any, ax: Any, ncol: int | None = None, **kwargs: Any) -> None:
-    """Move the legend of ``ax`` below the figure's axes, so that it never covers data.
-
-    ``kwargs`` go to :meth:`matplotlib.figure.Figure.legend`.
-    """
+def legend_below(fig: Any, ax: Any, ncol: int | None = None) -> None:
+    """Move the legend of ``ax`` below the figure's axes, so that it never covers data."""
     handles, labels = ax.get_legend_handles_labels()
     legend = ax.get_legend()
     if legend is not None:
@@ -180,7 +177,6 @@ def legend_below(fig: Any, ax: Any, ncol: int | None = None, **kwargs: Any) -> N
         fontsize="small",
         frameon=False,
         ncol=ncol or min(len(labels), 4),
-        **kwargs,
     )
 
 
@@ -219,12 +215,18 @@ def draw_per_point(fig: Any, result: Any, title: str, context: FigureContext) ->
     if getattr(result, "null_statistics", None) is not None:
         null = np.asarray(result.null_statistics, dtype=float)
         q = np.broadcast_to(np.quantile(null, 0.95, axis=0), values.shape)
-        ax.plot(xs, q, "k_", ms=30, label="95 % quantile of the point's null (reference)")
+        # one mark per bar, as wide as the bar: marks of neighbouring points never touch
+        ax.hlines(
+            q,
+            np.arange(values.size) - 0.4,
+            np.arange(values.size) + 0.4,
+            colors="k",
+            label="95 % quantile of the point's null (reference)",
+        )
     label_points(ax, context, context.point_pvalues(result.pvalues_adjusted))
     ax.set(
         xlabel="evaluation point (p adjusted across the point's tests, points and checks)",
         ylabel="statistic",
     )
     ax.set_title(title)
-    # the quantile marks are 30 points wide, wider than a legend handle: halved there
-    legend_below(fig, ax, markerscale=0.5)
+    legend_below(fig, ax)
