@@ -63,7 +63,7 @@ def test_coverage_json_is_the_reports_coverage_checks(files):
         pit_values=p,
         x=x,
         x_eval=[[0.0, 0.0], [2.0, 2.0]],
-        checks=["global_coverage", "pit_independence", "local_coverage"],
+        checks=["global_coverage", "pit_independence", "local_coverage", "local_independence"],
         regressor="knn",
         n_resamples=40,
         levels=19,
@@ -86,7 +86,10 @@ def test_coverage_json_is_the_reports_coverage_checks(files):
         "global_coverage": report.pvalues_adjusted["global_coverage"],
         "independence": report.pvalues_adjusted["pit_independence"],
         "local_coverage": report.pvalues_adjusted["local_coverage"],
+        "local_independence": report.pvalues_adjusted["local_independence"],
     }
+    # the seed of the check's own stream: the library call with it gives the same p-value
+    assert out["local_coverage"]["seed_used"] == report.settings["check_seeds"]["local_coverage"]
 
 
 def test_coverage_table_at_the_default_points(files):
@@ -123,7 +126,7 @@ def test_coverage_table_at_the_default_points(files):
     assert "adjusted (bonferroni)" in res.stdout
     assert "Warning:" in res.stderr  # B = 20 cannot reach 0.05
     warning = " ".join(res.stderr.split())
-    assert "needs --n-resamples >= 239" in warning  # in the CLI's words, not the library's
+    assert "needs --n-resamples >= 319" in warning  # in the CLI's words, not the library's
     assert "Omit `--n-resamples` to choose B per check" in warning
 
 

@@ -166,14 +166,14 @@ def test_alpha_plans_b_and_a_stricter_alpha_warns(pairs) -> None:
     theta, x = pairs
     kwargs = {"checks": ["global_coverage", "local_coverage"], "seed": 0}
     report = mc.validate_posterior(MODEL.exact_flow(), theta, x, **kwargs)
-    assert report.settings["n_resamples"] == {"local_coverage": 399}  # 20 · 2 · 5 · 2 - 1
+    assert report.settings["n_resamples_planned"] == {"local_coverage": 399}  # 20 · 2 · 5 · 2 - 1
     with pytest.warns(mc.TooFewResamplesWarning, match="local_coverage"):
         report.failures(0.01)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         report.failures(0.05)  # the planned level: no warning
     strict = mc.validate_posterior(MODEL.exact_flow(), theta, x, alpha=0.01, **kwargs)
-    assert strict.settings["n_resamples"] == {"local_coverage": 1999}  # 100 · 2 · 5 · 2 - 1
+    assert strict.settings["n_resamples_planned"] == {"local_coverage": 1999}  # 100 · 2 · 5 · 2 - 1
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         strict.failures(0.01)

@@ -241,3 +241,34 @@ def test_a_rejecting_local_check_marks_its_points(model, pairs):
     assert local["where"].iloc[0]
     assert "this check rejects" in render_html(report, alpha=0.05)
     assert "local_coverage: the posterior is miscalibrated at x₀=(" in report.summary()
+
+
+@pytest.mark.parametrize("m", [2, 5, 10])
+def test_local_coverage_figure_texts_never_overlap(m):
+    """Panel titles and point labels keep apart at 2, 5 and 10 parameters and 20 points."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    rng = np.random.default_rng(0)
+    x, pit = rng.normal(size=(300, 2)), rng.uniform(size=(300, m))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = report_from_arrays(
+            pit_values=pit,
+            x=x,
+            x_eval=rng.normal(size=(20, 2)),
+            checks=["local_coverage"],
+            n_resamples=20,
+            seed=0,
+        )
+    outcome = report.outcomes[0]
+    fig = Figure(figsize=(8.0, 3.4), layout="constrained")
+    call_draw(lookup("local_coverage").draw, fig, outcome.result, _context(outcome, report, 0.05))
+    FigureCanvasAgg(fig).draw()  # lay the figure out, so that the texts have their places
+    titles = [ax.title.get_window_extent() for ax in fig.axes]
+    ticks = [t.get_window_extent() for t in fig.axes[-1].get_xticklabels()]
+    for boxes in (titles, ticks):
+        for i, a in enumerate(boxes):
+            assert not any(a.overlaps(b) for b in boxes[i + 1 :])
+    assert all(b.y0 >= 0 and b.x0 >= 0 and b.x1 <= fig.bbox.x1 for b in titles + ticks)
+    assert len(fig.axes) == m + 1

@@ -128,9 +128,10 @@ def c2st_command(
         ("auc", result.auc),
         ("pvalue", result.pvalue),
         ("n per class", result.n_per_class),
-        ("epochs per fold", ", ".join(str(e) for e in result.epochs)),
         ("reading", result.summary(alpha)),
     ]
+    if any(result.epochs):  # a classifier trained in epochs (the MLP); logistic has none
+        rows.insert(-1, ("epochs per fold", ", ".join(str(e) for e in result.epochs)))
     emit(
         test="c2st",
         result=result,

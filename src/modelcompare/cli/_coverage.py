@@ -16,11 +16,14 @@ from modelcompare.posterior import REGRESSORS
 
 __all__ = ["coverage_command"]
 
-# The report's checks this command runs, and their keys in its output.
+# The report's checks this command runs, and their keys in its output: the four checks
+# `modelcompare report` runs on the same two files, so that the two commands plan the same B,
+# correct across the same checks and give the same p-values.
 CHECKS = {
     "global_coverage": "global_coverage",
     "pit_independence": "independence",
     "local_coverage": "local_coverage",
+    "local_independence": "local_independence",
 }
 
 
@@ -34,8 +37,8 @@ CHECKS = {
 )
 @options.regressor(choices=REGRESSORS)
 @options.n_resamples(
-    help="Null resamples B of the local test. Default: the smallest B >= 100 at which it can "
-    "reach a Holm-adjusted p <= 0.05 across the checks."
+    help="Null resamples B of the local tests. Default: the smallest B >= 100 at which each "
+    "can reach a Holm-adjusted p <= 0.05 across the checks, in two stages."
 )
 @options.n_levels()
 @click.option("--statistic", type=click.Choice(["mse", "max"]), default="mse", show_default=True)
@@ -60,10 +63,14 @@ def coverage_command(
     """Coverage diagnostics of a posterior from PIT values (Linhart et al. 2022; Zhao et al. 2021).
 
     PIT_VALUES is an (N, m) file of PIT values in [0, 1] (e.g. modelcompare.pit on a calibration
-    set); X the matching (N, d) observations. Runs the coverage checks of `modelcompare report`:
-    global_coverage_test (KS per covariate, Holm), pit_independence_test (when m > 1) and
-    local_coverage_test at each evaluation point x₀, and adjusts their p-values by Holm across
-    the checks (`pvalues_adjusted`). The JSON output holds each test's result keyed by its name;
+    set); X the matching (N, d) observations. Runs the checks `modelcompare report` runs on the
+    same two files: global_coverage_test (KS per covariate, Holm), pit_independence_test and
+    local_independence_test (when m > 1) and local_coverage_test at each evaluation point x₀,
+    and adjusts their p-values by Holm across the checks (`pvalues_adjusted`). Same files, same
+    seed: the same B and the same p-values as `modelcompare report`. The B of each resampling
+    check is planned in two stages (see validate_posterior) and shown in the JSON's
+    params.n_resamples; each result's seed_used is the seed of that check's own stream, with
+    which local_coverage_test(..., n_resamples=B, seed=seed_used) gives the same p-value. The JSON output holds each test's result keyed by its name;
     with --alpha, `decisions` holds each test's decision at that level after the adjustment, and
     --fail-on-reject exits with 1 when any test rejects.
 
@@ -71,21 +78,21 @@ def coverage_command(
     Example (the PIT values of an over-dispersed posterior, three evaluation points):
       $ modelcompare example-data
       $ modelcompare coverage examples/data/pit.npy examples/data/x.npy --x-eval examples/data/x_eval.npy --seed 0
-      test                                         coverage
-      n, m                                         500, 2
-      global_coverage statistic                    0.0921068
-      global_coverage pvalue                       0.000768401
-      global_coverage pvalue (Holm across checks)  0.0023052
+      test                                            coverage
+      n, m                                            500, 2
+      global_coverage statistic                       0.0921068
+      global_coverage pvalue                          0.000768401
+      global_coverage pvalue (Holm across checks)     0.0030736
       ...
       x0  coordinates      T_z1      T_z2      pvalue   adjusted (holm)
-      0   (-1.16, -0.403)  0.00408   0.00373   0.03333  0.08333
-      1   (-2.27, 0.122)   0.00437   0.00385   0.02778  0.08333
-      2   (1.56, 0.103)    0.00216   0.00294   0.08333  0.08333
+      0   (-1.16, -0.403)  0.00408   0.00373   0.04167  0.1125
+      1   (-2.27, 0.122)   0.00437   0.00385   0.0375   0.1125
+      2   (1.56, 0.103)    0.00216   0.00294   0.1208   0.1208
 
     \b
     As a gate, at the report's default evaluation points:
       $ modelcompare coverage examples/data/pit.npy examples/data/x.npy --seed 0 --alpha 0.05 --json
-      {"alpha": 0.05, "decisions": {"global_coverage": true, "independence": false, "local_coverage": false}, ...}
+      {"alpha": 0.05, "decisions": {"global_coverage": true, "independence": false, "local_coverage": false, "local_independence": false}, ...}
     """
     from modelcompare.workflows import report_from_arrays
 
@@ -111,7 +118,12 @@ def coverage_command(
     )
     results = {CHECKS[name]: res for name, res in report.results.items()}
     adjusted = {CHECKS[name]: p for name, p in report.pvalues_adjusted.items()}
-    payload: dict[str, Any] = {name: res.to_dict() for name, res in results.items()}
+    seeds = {CHECKS[name]: s for name, s in report.settings.get("check_seeds", {}).items()}
+    payload: dict[str, Any] = {
+        # the seed of each check's own stream: the library call with it reproduces the result
+        name: _with_seed(res.to_dict(), seeds.get(name, report.seed_used))
+        for name, res in results.items()
+    }
     payload["pvalues_adjusted"] = adjusted
     rows: list[tuple[str, Any]] = [("n, m", f"{p.shape[0]}, {p.shape[1]}")]
     for name, res in results.items():
@@ -143,6 +155,7 @@ def coverage_command(
         params={
             "regressor": regressor,
             "n_resamples": report.settings["n_resamples"]["local_coverage"],
+            "n_resamples_by_check": report.settings["n_resamples"],
             "n_levels": n_levels,
             "statistic": statistic,
             "eval_correction": eval_correction,
@@ -157,6 +170,13 @@ def coverage_command(
     )
     if fail_on_reject and any(decisions.values()):
         sys.exit(EXIT_REJECT)
+
+
+def _with_seed(data: dict[str, Any], seed: int | None) -> dict[str, Any]:
+    """A result's dict with ``seed_used`` filled where the test draws at random."""
+    if "seed_used" in data and data["seed_used"] is None:
+        data["seed_used"] = seed
+    return data
 
 
 def _local_table(local: Any, m: int) -> str:

@@ -66,6 +66,24 @@ def _check_names(_ctx: click.Context, param: click.Parameter, value: str) -> Any
     return names
 
 
+def _table(report: Any) -> str:
+    """The checks that ran: p, p adjusted across checks ("<=" where a bound) and effect size.
+
+    The checks that did not run are one line of the summary, with the input that runs them.
+    """
+    table = report.checks
+    table = table[table["skipped"].isna()]
+    if table.empty:
+        return "no check ran"
+    shown = table[["name", "statistic", "pvalue"]].copy()
+    shown["pvalue_adjusted"] = [
+        ("<=" if b else "") + f"{p:.6g}"
+        for p, b in zip(table["pvalue_adjusted"], table["pvalue_bound"])
+    ]
+    shown["effect_size"] = table["effect_size"]
+    return shown.to_string(index=False, na_rep="-")
+
+
 def _load_flow(path: str) -> Any:
     import pickle
 
@@ -128,7 +146,7 @@ def _load_flow(path: str) -> Any:
 )
 @options.n_resamples(
     help="Null resamples B of each resampling check. Default: per check, the smallest B >= 100 "
-    "at which it can reach a Holm-adjusted p <= 0.05 in this report."
+    "at which it can reach a Holm-adjusted p <= alpha (--alpha, else 0.05) in this report."
 )
 @options.regressor(help=f"Regressor of the local checks: {', '.join(REGRESSORS)}.")
 @click.option(
@@ -180,26 +198,35 @@ def report_command(
     Example (the PIT values of an over-dispersed posterior):
       $ modelcompare example-data
       $ modelcompare report --pit examples/data/pit.npy --x examples/data/x.npy --regressor knn --n-resamples 200 --seed 0 --html report.html
-      ...
-         global_coverage   0.092107 0.000768         0.003074 ...
-        pit_independence   0.012164 0.786149         1.000000 ...
-          local_coverage   0.004568 0.149254         0.447761 ...
-      local_independence   0.001587 1.000000         1.000000 ...
+                    name  statistic   pvalue pvalue_adjusted  effect_size
+         global_coverage   0.092107 0.000768       0.0030736            -
+        pit_independence   0.012164 0.786149               1            -
+          local_coverage   0.004568 0.149254        0.447761     3.653134
+      local_independence   0.001587 1.000000               1    -0.446801
       Do not trust this posterior yet: 1 of 4 checks reject calibration at alpha = 0.05 (Holm
-      across checks): global_coverage. Findings: θ₁: the posterior is too wide; ...
-      θ₂: the posterior is too wide; ... Next: run more simulations or train longer ...
-      Skipped: misspecification, sbc, sbc_log_gamma, tarp, lc2st_nf, c2st, scores. Warnings while building the report:
-      TooFewResamplesWarning: `--n-resamples`=200 is too few ...
+      across checks): global_coverage (p = 0.00307). Findings: θ₁: the posterior is too wide;
+      p = 2.6e-12 by the follow-up dispersion test ... global_coverage rejects in the table. ...
+      Not run: misspecification (needs observed data (--x-obs) ...); sbc, sbc_log_gamma ...
+      Warnings while building the report: TooFewResamplesWarning: `--n-resamples`=200 is too few ...
+
+    The table lists the checks that ran: each one's p-value, its p-value adjusted by Holm
+    across the checks ("<=" where it is a bound, at the floor of the check's resamples) and its
+    effect size (the statistic's distance beyond its null, in null standard deviations). The
+    findings' p-values come from follow-up tests, labelled as such: they say what is wrong,
+    while the table's check decides whether it is. --alpha is the report's level: B is planned
+    for it, and the table, summary, page and JSON read it.
 
     \b
     One check, as JSON:
       $ modelcompare report --pit examples/data/pit.npy --checks global_coverage --seed 0 --json
-      {"checks": [{"family": "posterior", "name": "global_coverage", "pvalue": 0.0007684005947437355, ...}],
+      {"alpha": 0.05, "checks": [{"effect_size": null, "family": "posterior", "name": "global_coverage", "pvalue": 0.0007684005947437355, ...}],
        "comparison": null, "failures": ["global_coverage"], ..., "seed_used": 0, ..., "test": "report", ...}
     """
     from modelcompare.workflows import report_from_arrays, validate_posterior
 
     started = time.perf_counter()
+    # the report's level: B is planned for it, and the page, summary and JSON read it
+    level = 0.05 if alpha is None else alpha
     x = _read_array(x_file, "x")
     x_eval = _read_array(x_eval, "x_eval")
     x_obs = _read_array(x_obs, "x_obs")
@@ -237,6 +264,7 @@ def report_command(
             reference=pairs,
             checks=checks,
             n_resamples=n_resamples,
+            alpha=level,
             regressor=regressor,
             seed=seed,
             progress=not quiet,
@@ -255,10 +283,10 @@ def report_command(
             posterior_samples_at_reference=at_reference,
             checks=checks,
             n_resamples=n_resamples,
+            alpha=level,
             regressor=regressor,
             seed=seed,
         )
-    level = 0.05 if alpha is None else alpha
     if html_file is not None:
         report.to_html(html_file, alpha=level)
         if not quiet:
@@ -270,10 +298,9 @@ def report_command(
         data.update(
             test="report", runtime_s=time.perf_counter() - started, failures=report.failures(level)
         )
-        click.echo(json.dumps(jsonable(data), sort_keys=True))
+        click.echo(json.dumps(jsonable(data), sort_keys=True, ensure_ascii=False))
     else:
-        table = report.checks[["name", "statistic", "pvalue", "pvalue_adjusted", "skipped"]]
-        click.echo(table.to_string(index=False))
+        click.echo(_table(report))
         # the summary lists the report's warnings, written in the library's argument names
         click.echo(options.cli_message(report.summary(level), click.get_current_context().command))
     if fail_on_reject and not any(o.result is not None and not o.score for o in report.outcomes):

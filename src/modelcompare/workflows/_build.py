@@ -14,7 +14,15 @@ from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.task_seeds import task_seed
 from modelcompare.workflows._checks import REGISTRY, Check, ReportInputs, select
 from modelcompare.workflows._checks._figures import check_parameter_names
-from modelcompare.workflows._planning import AUTO_ALPHA, plan_resamples, pvalue_floors
+from modelcompare.workflows._planning import (
+    AUTO_ALPHA,
+    check_floors,
+    correction_factors,
+    first_stages,
+    plan_resamples,
+    pvalue_floors,
+    stage_decides,
+)
 from modelcompare.workflows._report import CheckOutcome, PosteriorValidationResult
 
 __all__ = ["build_report", "check_stream"]
@@ -99,7 +107,12 @@ def _build(
         alpha=alpha,
         stacklevel=5,  # the caller of the front door that called this builder
     )
+    # the two-stage plan: a first stage of a few hundred resamples for every check whose
+    # planned B is larger, the planned B only where the first stage leaves the decision open
+    stages = first_stages(resamples) if n_resamples is None else {}
     inputs = inputs.with_resamples(resamples)
+    ran_with: dict[str, int] = {}
+    check_seeds: dict[str, int] = {}
     rng, seed_used = check_seed(seed)
     base = seed_used if seed_used is not None else int(rng.integers(2**63))
     from tqdm.auto import tqdm
@@ -113,15 +126,21 @@ def _build(
             )
             continue
         started = time.perf_counter()
-        result = check.run(inputs, check_stream(base, check.name))
+        result, stage = _run_staged(check, inputs, base, stages.get(check.name), alpha, m, e)
         elapsed = time.perf_counter() - started
+        check_seeds[check.name] = task_seed(base, _stream_key(check.name, stage))
+        if check.name in resamples:
+            ran_with[check.name] = int(getattr(result, "n_resamples", resamples[check.name]))
         outcomes.append(
             CheckOutcome(check.name, check.tests, result, None, elapsed, check.score, check.family)
         )
     settings = dict(settings or {})
-    settings["n_resamples"] = dict(resamples)
+    settings["n_resamples"] = ran_with
+    settings["n_resamples_planned"] = dict(resamples)
+    settings["check_seeds"] = check_seeds
     settings["alpha"] = alpha
     settings["pvalue_floors"] = pvalue_floors(running, resamples, m=m, e=e)
+    settings["check_floors"] = check_floors(running, ran_with, m=m, e=e)
     settings["parameter_names"] = list(
         check_parameter_names(settings.get("parameter_names"), inputs.n_params)
     )
@@ -138,17 +157,59 @@ def _build(
     )
 
 
+def _stream_key(name: str, stage: int) -> str:
+    """The key of a check's random stream: its name, and the stage of a two-stage plan."""
+    return f"report check {name}" if stage == 1 else f"report check {name} stage {stage}"
+
+
+def _run_staged(
+    check: Check,
+    inputs: ReportInputs,
+    base: int,
+    first: int | None,
+    alpha: float,
+    m: int,
+    e: int,
+) -> tuple[Any, int]:
+    """Run ``check``; with a first stage of ``first`` resamples, the planned B only if needed.
+
+    The second stage draws afresh, on a stream of its own, and its p-value replaces the first
+    stage's. Reporting p₂ only when the first stage leaves the decision open keeps the p-value
+    valid: for u below the first stage's cut c, {p ≤ u} ⊂ {p₂ ≤ u}; for u ≥ c,
+    {p ≤ u} ⊂ {p₁ ≤ u}.
+    """
+    if first is None:
+        return check.run(inputs, check_stream(base, check.name)), 1
+    staged = inputs.with_resamples({**inputs.n_resamples, check.name: first})
+    result = check.run(staged, check_stream(base, check.name))
+    tests = int(np.prod(correction_factors(check, m, e, 1)))
+    if stage_decides(float(result.pvalue), tests, first, alpha):
+        return result, 1
+    stream = np.random.default_rng(task_seed(base, _stream_key(check.name, 2)))
+    return check.run(inputs, stream), 2
+
+
 def _versions() -> dict[str, str]:
+    """The versions of the library and its numerical dependencies, read from the modules.
+
+    ``__version__`` works without an installed distribution (a source tree on ``PYTHONPATH``);
+    the distribution's metadata is the fallback for a module without one.
+    """
     import sys
     from importlib import metadata
 
-    out = {"modelcompare": metadata.version("modelcompare")}
+    from modelcompare._foundation.version import __version__
+
+    out = {"modelcompare": __version__}
     for name in ("numpy", "scipy", "scikit-learn", "torch"):
         module = {"scikit-learn": "sklearn"}.get(name, name)
         if name == "torch" and "torch" not in sys.modules:
             continue
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:  # pragma: no cover - installed from source
-            out[name] = getattr(sys.modules.get(module), "__version__", "?")
+        version = getattr(sys.modules.get(module), "__version__", None)
+        if version is None:
+            try:
+                version = metadata.version(name)
+            except metadata.PackageNotFoundError:  # pragma: no cover - neither module nor dist
+                version = "?"
+        out[name] = str(version)
     return out

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare.workflows._checks._figures import observation_label, point_label
+from modelcompare.workflows._evidence import format_p
 
 __all__ = ["COLUMNS", "ReportFindings", "findings_paragraph", "point_pvalues", "report_findings"]
 
@@ -91,9 +92,33 @@ def _marginal(report: Any, alpha: float, failed: set[str]) -> tuple[Any, list[st
         )
     keep = [behind.get(c, c) in failed for c in res.table["check"]]
     table = res.table[keep].reset_index(drop=True)
+    # a follow-up's p-value answers another question than its check's: say which test it is
+    table["evidence"] = [
+        _follow_up(c, behind.get(c, c), e) for c, e in zip(table["check"], table["evidence"])
+    ]
     if sbc is None:  # name the check the findings rest on
         table["check"] = table["check"].str.replace("sbc_", "pit_", regex=False)
     return table, _one_step_per_kind(table, dataclasses.replace(res, table=table).sentences())
+
+
+#: The follow-up test behind each check of :func:`calibration_findings`, as the findings name it.
+FOLLOW_UPS = {
+    "sbc_location": "follow-up location test (t-test of mean Φ⁻¹(rank) = 0)",
+    "sbc_dispersion": "follow-up dispersion test (variance of Φ⁻¹(rank) = 1)",
+    "pit_independence": "follow-up Spearman test of each latent pair",
+}
+
+
+def _follow_up(check: str, behind: str, evidence: str) -> str:
+    """The evidence of a follow-up finding, labelled with its test and its family.
+
+    The follow-ups (Holm across their own tests) say what is wrong; the rejection itself is
+    ``behind``'s, the report's check, with its own p-value in the table.
+    """
+    test = FOLLOW_UPS.get(check, "follow-up test")
+    p, _, rest = evidence.partition(" (")
+    how, _, size = rest.partition(")")
+    return f"{p} by the {test}, {how} across the follow-ups{size}; {behind} rejects in the table"
 
 
 def _one_step_per_kind(table: Any, sentences: list[str]) -> list[str]:
@@ -149,16 +174,23 @@ def _local(
         if o.name not in failed or not _is_local(o.result):
             continue
         p = point_pvalues(report, o.name)
+        # a point at the check's adjusted p-value shares its bound (p ≤ floor)
+        top = report.pvalues_adjusted.get(o.name, 1.0)
+        bound = report.pvalues_adjusted_bound.get(o.name, False) & (p <= top * (1 + 1e-9))
         # a verdict at an observation the simulator does not produce does not apply
         applies = [not any(np.array_equal(x0, x) for x in misspecified) for x0 in o.result.x_eval]
         where = [
-            f"{_where(x0, observed)} (p = {pi:.2g})"
-            for x0, pi, ok in zip(o.result.x_eval, p, applies)
+            f"{_where(x0, observed)} ({format_p(pi, b, 2)})"
+            for x0, pi, b, ok in zip(o.result.x_eval, p, bound, applies)
             if pi <= alpha and ok
         ]
         if not where:
             continue
-        evidence = f"p = {p[applies].min():.3g} (adjusted across points and checks)"
+        best = int(np.flatnonzero(applies)[np.argmin(p[applies])])
+        evidence = (
+            f"{format_p(p[best], bool(bound[best]))} ({o.name}'s own p-value, adjusted across "
+            "points and checks)"
+        )
         rows.append(
             {
                 "check": o.name,

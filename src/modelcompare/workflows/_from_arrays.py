@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare._foundation.deprecation import renamed_parameters
+from modelcompare._foundation.results import check_alpha
 from modelcompare._foundation.seeds import SeedLike
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
@@ -61,6 +62,7 @@ def report_from_arrays(
     posterior_samples_at_reference: Sequence[Any] | None = None,
     checks: Any = "all",
     n_resamples: int | None = None,
+    alpha: float = 0.05,
     regressor: Any = "knn",
     levels: Any = None,
     statistic: str = "mse",
@@ -78,7 +80,8 @@ def report_from_arrays(
     ``posterior_samples_at_reference`` at the same observations feed C2ST. L-C2ST-NF needs the
     flow itself and is skipped.
 
-    ``n_resamples`` and ``regressor`` work as in :func:`validate_posterior`. ``levels`` is the
+    ``n_resamples``, ``alpha`` (the report's level, B is planned for) and ``regressor`` work as
+    in :func:`validate_posterior`. ``levels`` is the
     credibility grid of the global and local coverage checks (:func:`level_grid`; default 99
     levels), ``statistic`` the local coverage statistic and ``eval_correction`` the local checks'
     correction across evaluation points (see :func:`local_coverage_test`). ``parameter_names``
@@ -89,6 +92,7 @@ def report_from_arrays(
     asks whether each row is typical of the calibration ``x``.
     """
     n_jobs = check_n_jobs(n_jobs)
+    alpha = check_alpha(alpha)
     regressor = check_regressor(regressor)
     classifier = check_classifier(classifier)
     if n_resamples is not None:
@@ -170,6 +174,7 @@ def report_from_arrays(
             inputs,
             checks=checks,
             n_resamples=n_resamples,
+            alpha=alpha,
             seed=seed,
             settings=settings,
             input_hash=input_hash(*arrays),

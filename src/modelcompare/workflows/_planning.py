@@ -17,11 +17,15 @@ from modelcompare.workflows._checks import Check
 
 __all__ = [
     "AUTO_ALPHA",
+    "FIRST_STAGE",
     "MIN_RESAMPLES",
+    "check_floors",
     "correction_factors",
+    "first_stages",
     "plan_resamples",
     "plans",
     "pvalue_floors",
+    "stage_decides",
 ]
 
 #: The fewest null resamples the report uses when it chooses B itself.
@@ -59,6 +63,75 @@ def pvalue_floors(
         for c in running
         if c.name in resamples
     }
+
+
+#: The fewest resamples of the first stage of the two-stage plan.
+FIRST_STAGE = 199
+
+#: How unlikely the first stage's count must be, were the check's smallest raw p-value just at
+#: the level its corrections need, for the first stage to decide alone.
+STAGE_RISK = 1e-3
+
+
+def check_floors(
+    running: Sequence[Check], resamples: Mapping[str, int], *, m: int, e: int
+) -> dict[str, float]:
+    """The smallest p-value each resampling check can show with the B it ran with.
+
+    After the check's own corrections (tests per point, the E points), before Holm across the
+    checks: a check's p-value at this floor is only a bound, p ≤ floor.
+
+    Examples
+    --------
+    >>> from modelcompare.workflows._checks import lookup
+    >>> check_floors([lookup("local_coverage")], {"local_coverage": 199}, m=2, e=5)
+    {'local_coverage': 0.05}
+    """
+    return {
+        c.name: smallest_adjusted_pvalue(resamples[c.name], correction_factors(c, m, e, 1))
+        for c in running
+        if c.name in resamples
+    }
+
+
+def first_stages(resamples: Mapping[str, int]) -> dict[str, int]:
+    """The first stage's B of each check whose planned B is larger: max(199, B/8).
+
+    An eighth of the plan keeps the first stage able to see a check whose many tests
+    (m(m − 1)/2 pairs at E points) make its smallest raw p-value small even under the null.
+
+    Examples
+    --------
+    >>> first_stages({"lc2st_nf": 799, "local_independence": 50399, "sbc_log_gamma": 119})
+    {'lc2st_nf': 199, 'local_independence': 6299}
+    """
+    out = {}
+    for name, b in resamples.items():
+        first = max(FIRST_STAGE, (b + 1) // 8 - 1)
+        if first < b:
+            out[name] = first
+    return out
+
+
+def stage_decides(pvalue: float, tests: int, n_resamples: int, alpha: float) -> bool:
+    """Whether a first stage's p-value settles that the check cannot reject at ``alpha``.
+
+    The check's p-value is at least ``tests`` (its corrections' product) times its smallest
+    raw Monte Carlo p-value (1 + c)/(1 + B); it can reach ``alpha`` only if that raw p-value
+    is at most alpha/tests. The first stage decides alone when its count c would be that large
+    with probability below :data:`STAGE_RISK` were the raw p-value just alpha/tests: then the
+    full B would give the same decision, up to that Monte Carlo error.
+
+    Examples
+    --------
+    >>> stage_decides(0.8, 10, 199, 0.05), stage_decides(0.05, 10, 199, 0.05)
+    (True, False)
+    """
+    from scipy.stats import binom
+
+    raw = min(pvalue, 1.0) / tests  # a lower bound where the corrections capped p at 1
+    count = max(round(raw * (n_resamples + 1)) - 1, 0)
+    return bool(binom.sf(count - 1, n_resamples, alpha / tests) < STAGE_RISK)
 
 
 def plan_resamples(

@@ -117,6 +117,53 @@ class PosteriorValidationResult(Result):
         return {o.name: o.pvalue for o in self._simulator()} | adjusted
 
     @property
+    def pvalues_bound(self) -> dict[str, bool]:
+        """Whether each check's own p-value (:attr:`CheckOutcome.pvalue`) is only a bound.
+
+        A Monte Carlo p-value at its floor, (tests per point)·E/(B + 1) after the check's own
+        corrections (``settings["check_floors"]``), says only p ≤ floor: more resamples could
+        show a smaller one.
+        """
+        from modelcompare.workflows._evidence import at_floor
+
+        floors = self.settings.get("check_floors") or {}
+        return {
+            o.name: at_floor(o.pvalue, floors.get(o.name))
+            for o in self.outcomes
+            if o.result is not None
+        }
+
+    @property
+    def pvalues_adjusted_bound(self) -> dict[str, bool]:
+        """Whether each value of :attr:`pvalues_adjusted` is only a bound ("p ≤ …").
+
+        Holm's adjusted value is a bound when the term its running maximum takes came from a
+        p-value at its floor (:attr:`pvalues_bound`).
+        """
+        from modelcompare.workflows._evidence import bound_flags
+
+        own = self.pvalues_bound
+        ran = self._ran()
+        flags = bound_flags(
+            np.array([o.pvalue for o in self.outcomes if o.name in set(ran)]),
+            np.array([own[name] for name in ran], dtype=bool),
+        )
+        return {o.name: own[o.name] for o in self._simulator()} | dict(zip(ran, map(bool, flags)))
+
+    @property
+    def effect_sizes(self) -> dict[str, float]:
+        """How far each resampling check's statistic lies beyond its null, in null SDs.
+
+        The largest (T − mean T⁽ᵇ⁾)/sd T⁽ᵇ⁾ over the check's tests and evaluation points, read
+        off the null draws the check computed (:func:`effect_size`); NaN for a check without
+        null draws, whose p-value is exact and has no floor. Two p-values at the same floor
+        say "p ≤ floor" alike; the effect size tells a gross failure from a borderline one.
+        """
+        from modelcompare.workflows._evidence import effect_size
+
+        return {o.name: effect_size(o.result) for o in self.outcomes if o.result is not None}
+
+    @property
     def scores(self) -> Any:
         """The per-parameter scores (pandas DataFrame), or None when no score was computed."""
         result = self.results.get("scores")
@@ -124,16 +171,25 @@ class PosteriorValidationResult(Result):
 
     @property
     def checks(self) -> Any:
-        """A table (pandas DataFrame): name, statistic, pvalue, pvalue_adjusted, tests, skipped."""
+        """A table (pandas DataFrame), one row per check.
+
+        Columns ``name, statistic, pvalue, pvalue_adjusted`` (Holm across the checks),
+        ``pvalue_bound`` (the adjusted p-value is a bound, p ≤ …: see
+        :attr:`pvalues_adjusted_bound`), ``effect_size`` (in null SDs: :attr:`effect_sizes`),
+        ``tests`` and ``skipped``.
+        """
         import pandas as pd
 
-        adjusted = self.pvalues_adjusted
+        adjusted, bound = self.pvalues_adjusted, self.pvalues_adjusted_bound
+        effects = self.effect_sizes
         rows = [
             {
                 "name": o.name,
                 "statistic": o.statistic,
                 "pvalue": o.pvalue,
                 "pvalue_adjusted": adjusted.get(o.name, math.nan),
+                "pvalue_bound": bound.get(o.name, False),
+                "effect_size": effects.get(o.name, math.nan),
                 "tests": o.tests,
                 "skipped": o.skipped,
             }
@@ -193,7 +249,7 @@ class PosteriorValidationResult(Result):
         """What is wrong, at the report's level: a table (see :meth:`findings_at`)."""
         return self.findings_at(self.alpha)
 
-    def findings_at(self, alpha: float = 0.05) -> Any:
+    def findings_at(self, alpha: float | None = None) -> Any:
         """The findings at level ``alpha``: what is wrong and where (a pandas DataFrame).
 
         Columns ``check, kind, parameter, where, direction, size, evidence``, as in
@@ -205,28 +261,38 @@ class PosteriorValidationResult(Result):
         """
         from modelcompare.workflows._findings import report_findings
 
-        return report_findings(self, check_alpha(alpha)).table
+        return report_findings(self, self._level(alpha)).table
 
-    def failures(self, alpha: float = 0.05) -> list[str]:
+    def _level(self, alpha: float | None) -> float:
+        """``alpha``, checked, or the report's own level (:attr:`alpha`) when None."""
+        return self.alpha if alpha is None else check_alpha(alpha)
+
+    def failures(self, alpha: float | None = None) -> list[str]:
         """The checks that reject at ``alpha`` after Holm's correction across the checks.
+
+        ``alpha=None`` (default) reads the report's own level (:attr:`alpha`, the level B was
+        planned for).
 
         A check of the simulator's family (``misspecification``) is listed first when it rejects
         at ``alpha`` by its own p-value: it is outside the posterior checks' correction. Warns
         (:class:`TooFewResamplesWarning`, naming the checks) when ``alpha`` is below the level
         the report planned B for and some check's smallest attainable p-value exceeds it.
         """
-        alpha = check_alpha(alpha)
+        alpha = self._level(alpha)
         self._warn_floors(alpha)
         simulator = [o.name for o in self._simulator() if o.pvalue <= alpha]
         return simulator + [name for name, p in zip(self._ran(), self._adjusted()) if p <= alpha]
 
-    def summary(self, alpha: float = 0.05) -> str:
+    def summary(self, alpha: float | None = None) -> str:
         """A short plain-language verdict at level ``alpha``, with the findings and warnings.
+
+        ``alpha=None`` (default) reads the report's own level (:attr:`alpha`); another level
+        is stated as such in the verdict.
 
         When some check rejects, the findings (:meth:`findings_at`) follow with a next step per
         kind; every warning raised while the report was built is listed last.
         """
-        return self._verdict(alpha, details=True)
+        return self._verdict(self._level(alpha), details=True)
 
     def _verdict(self, alpha: float, *, details: bool) -> str:
         """The verdict; with ``details``, the findings and warnings too (the HTML shows those
@@ -240,9 +306,10 @@ class PosteriorValidationResult(Result):
         elif not ran:
             verdict = "No posterior check ran."
         elif failed:
+            listed = ", ".join(self.evidence(name) for name in failed)
             verdict = (
                 f"Do not trust this posterior yet: {len(failed)} of {len(ran)} checks reject "
-                f"calibration at alpha = {alpha:g} (Holm across checks): {', '.join(failed)}."
+                f"calibration at alpha = {alpha:g} (Holm across checks): {listed}."
             )
         else:
             verdict = (
@@ -257,8 +324,13 @@ class PosteriorValidationResult(Result):
         elif failed:
             verdict += " What is wrong, and what to do: see the findings below."
         verdict = _simulator_sentence(self._simulator(), alpha) + verdict
+        if not math.isclose(alpha, self.alpha):
+            verdict = (
+                f"Read at alpha = {alpha:g}, not at the level the report was planned for "
+                f"({self.alpha:g}). " + verdict
+            )
         if skipped:
-            verdict += f" Skipped: {', '.join(skipped)}."
+            verdict += " " + self.not_run() + "."
         if self.comparison is not None:
             verdict += " " + comparison_sentence(self.comparison, alpha)
         if self.warnings and details:
@@ -268,10 +340,49 @@ class PosteriorValidationResult(Result):
             verdict += f" {len(self.warnings)} warning(s) while building the report: see below."
         return verdict
 
-    def to_dict(self, *, include_arrays: bool = True) -> dict[str, Any]:
-        """The report as JSON-safe Python objects: the table, each result, and the footer."""
+    def _result_dict(self, outcome: CheckOutcome, include_arrays: bool) -> dict[str, Any]:
+        """A check's result as JSON, its ``seed_used`` the seed of the check's own stream."""
+        out = to_builtin(outcome.result, include_arrays=include_arrays)
+        seed = (self.settings.get("check_seeds") or {}).get(outcome.name)
+        if isinstance(out, dict) and out.get("seed_used") is None and seed is not None:
+            out["seed_used"] = seed
+        return out
+
+    def evidence(self, name: str) -> str:
+        """The check ``name`` with its p-value (Holm across checks) and, where it has one, its
+        effect size: ``"lc2st_nf (p ≤ 0.0312, the floor of its resamples; 9.1 null SDs)"``."""
+        from modelcompare.workflows._evidence import format_p
+
+        p = self.pvalues_adjusted.get(name, math.nan)
+        bound = self.pvalues_adjusted_bound.get(name, False)
+        text = format_p(p, bound) + (", the floor of its resamples" if bound else "")
+        effect = self.effect_sizes.get(name, math.nan)
+        if math.isfinite(effect):
+            text += f"; statistic {effect:.3g} null SDs beyond its null"
+        return f"{name} ({text})"
+
+    def not_run(self) -> str:
+        """One line: the checks that did not run, grouped by the input that would run them."""
+        reasons: dict[str, list[str]] = {}
+        for o in self.outcomes:
+            if o.result is None:
+                reasons.setdefault(o.skipped or "not selected", []).append(o.name)
+        if not reasons:
+            return ""
+        return "Not run: " + "; ".join(
+            f"{', '.join(names)} ({reason})" for reason, names in reasons.items()
+        )
+
+    def to_dict(self, *, include_arrays: bool = True, alpha: float | None = None) -> dict[str, Any]:
+        """The report as JSON-safe Python objects: the table, each result, and the footer.
+
+        ``failures``, ``summary`` and ``findings`` are read at ``alpha`` (default: the report's
+        own level, :attr:`alpha`), which is stored as ``"alpha"``.
+        """
         include_arrays = check_bool(include_arrays, "include_arrays")
-        adjusted = self.pvalues_adjusted
+        alpha = self._level(alpha)
+        adjusted, bound = self.pvalues_adjusted, self.pvalues_adjusted_bound
+        own, effects = self.pvalues_bound, self.effect_sizes
         return {
             "checks": [
                 {
@@ -279,19 +390,22 @@ class PosteriorValidationResult(Result):
                     "tests": o.tests,
                     "statistic": o.statistic,
                     "pvalue": o.pvalue,
+                    "pvalue_is_bound": own.get(o.name, False),
                     "pvalue_adjusted": adjusted.get(o.name, math.nan),
+                    "pvalue_adjusted_is_bound": bound.get(o.name, False),
+                    "effect_size": effects.get(o.name, math.nan),
                     "skipped": o.skipped,
                     "score": o.score,
                     "family": o.family,
                     "runtime_s": o.runtime_s,
-                    "result": None
-                    if o.result is None
-                    else to_builtin(o.result, include_arrays=include_arrays),
+                    "result": None if o.result is None else self._result_dict(o, include_arrays),
                 }
                 for o in self.outcomes
             ],
-            "failures": self.failures(),
-            "summary": self.summary(),
+            "alpha": alpha,
+            "planned_alpha": self.alpha,
+            "failures": self.failures(alpha),
+            "summary": self.summary(alpha),
             "n": self.n,
             "n_params": self.n_params,
             "n_features": self.n_features,
@@ -303,21 +417,27 @@ class PosteriorValidationResult(Result):
             if self.comparison is None
             else to_builtin(self.comparison, include_arrays=include_arrays),
             "warnings": [{"category": c, "message": m} for c, m in self.warnings],
-            "findings": to_builtin(self.findings.to_dict("records")),
+            "findings": to_builtin(self.findings_at(alpha).to_dict("records")),
         }
 
     def to_json(self, path: str | Path, *, include_arrays: bool = False) -> Path:
         """Write :meth:`to_dict` as JSON (NaN and inf as ``null``); return the path."""
         path = check_output_path(path, "path")
         include_arrays = check_bool(include_arrays, "include_arrays")
-        text = json.dumps(_nan_to_none(self.to_dict(include_arrays=include_arrays)), indent=1)
+        text = json.dumps(
+            _nan_to_none(self.to_dict(include_arrays=include_arrays)), indent=1, ensure_ascii=False
+        )
         path.write_text(text + "\n", encoding="utf-8")
         return path
 
-    def to_html(self, path: str | Path, *, alpha: float = 0.05) -> Path:
-        """Write one self-contained HTML page (figures inline, no network resources)."""
+    def to_html(self, path: str | Path, *, alpha: float | None = None) -> Path:
+        """Write one self-contained HTML page (figures inline, no network resources).
+
+        ``alpha`` defaults to the report's own level (:attr:`alpha`); another level is stated
+        on the page.
+        """
         path = check_output_path(path, "path")
-        path.write_text(render_html(self, alpha=check_alpha(alpha)), encoding="utf-8")
+        path.write_text(render_html(self, alpha=self._level(alpha)), encoding="utf-8")
         return path
 
 
@@ -364,6 +484,8 @@ figure{margin:1em 0}img{max-width:100%}
 .reading{color:#424a53;font-size:.95em}
 footer{margin-top:3em;font-size:.85em;color:#57606a;border-top:1px solid #d0d7de;padding-top:1em}
 code{background:#f6f8fa;padding:0 .2em;border-radius:3px}
+footer code,.verdict{overflow-wrap:anywhere}.scroll{overflow-x:auto}
+table.checks td:nth-child(2){min-width:14em}
 """
 
 
@@ -464,7 +586,7 @@ def _points_html(report: PosteriorValidationResult) -> str:
     from modelcompare.workflows._checks._figures import point_label
 
     x_eval = report.settings.get("x_eval")
-    if x_eval is None:
+    if x_eval is None or not any(_is_local(o.result) for o in report.outcomes):
         return ""
     rows = "".join(
         f'<tr><td title="{html.escape(repr(list(map(float, x0))))}">'
@@ -474,9 +596,15 @@ def _points_html(report: PosteriorValidationResult) -> str:
     )
     return (
         '<section id="evaluation-points"><h2>evaluation points of the local checks</h2>'
+        '<div class="scroll">'
         "<table><thead><tr><th>label in the figures</th><th>coordinates</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table></section>"
+        f"<tbody>{rows}</tbody></table></div></section>"
     )
+
+
+def _is_local(result: Any) -> bool:
+    """Whether ``result`` is a local check's, with a p-value per evaluation point."""
+    return result is not None and getattr(result, "x_eval", None) is not None
 
 
 def _warnings_html(report: PosteriorValidationResult) -> str:
@@ -489,43 +617,77 @@ def _warnings_html(report: PosteriorValidationResult) -> str:
     return f'<section id="warnings"><h2>warnings</h2><ul class="warn">{items}</ul></section>'
 
 
+def _p_cell(p: float, bound: bool) -> str:
+    """A p-value for the table: ``≤ 0.0312`` for a bound."""
+    return "–" if not math.isfinite(p) else ("≤ " if bound else "") + f"{p:.4g}"
+
+
+def _reproducibility(report: PosteriorValidationResult) -> str:
+    """Each check's result as the library returns it, and its run time."""
+    esc = html.escape
+    items = "".join(
+        f"<li><b>{esc(o.name)}</b> ({o.runtime_s:.2f} s): <code>{esc(repr(o.result))}</code></li>"
+        for o in report.outcomes
+        if o.result is not None
+    )
+    return f"<details><summary>results and run times</summary><ul>{items}</ul></details>"
+
+
 def render_html(report: PosteriorValidationResult, *, alpha: float) -> str:
-    """The report as one HTML page with inline CSS and base64 PNG figures."""
+    """The report as one HTML page with inline CSS and base64 PNG figures.
+
+    The table lists the checks that ran, with each one's p-value, its p-value adjusted by Holm
+    across the checks (``≤`` where it is a bound, at the floor of the resamples) and its effect
+    size; the checks that did not run are one line below it, grouped by the input that would
+    run them. A section follows for each check that ran, and nothing for one that did not.
+    """
     esc = html.escape
     failed = set(report.failures(alpha))
-    adjusted = report.pvalues_adjusted
+    adjusted, bound = report.pvalues_adjusted, report.pvalues_adjusted_bound
+    own, effects = report.pvalues_bound, report.effect_sizes
     verdict_class = "fail" if failed else "pass"
+    ran = [o for o in report.outcomes if o.result is not None]
     rows = []
-    for o in report.outcomes:
-        if o.result is None:
-            status = f'<span class="skip">skipped: {esc(o.skipped or "")}</span>'
-        elif o.score:
+    for o in ran:
+        if o.score:
             status = '<span class="skip">a score, not tested</span>'
         elif o.name in failed:
             status = '<span class="reject">rejects</span>'
         else:
             status = '<span class="ok">passes</span>'
+        effect = effects.get(o.name, math.nan)
         rows.append(
             f'<tr><td><a href="#{o.name}">{esc(o.name)}</a></td><td>{esc(o.tests)}</td>'
-            f'<td class="num">{_fmt(o.statistic)}</td><td class="num">{_fmt(o.pvalue)}</td>'
-            f'<td class="num">{_fmt(adjusted.get(o.name, math.nan))}</td><td>{status}</td></tr>'
+            f'<td class="num">{_fmt(o.statistic)}</td>'
+            f'<td class="num">{_p_cell(o.pvalue, own.get(o.name, False))}</td>'
+            f'<td class="num">{_p_cell(adjusted.get(o.name, math.nan), bound.get(o.name, False))}'
+            f'</td><td class="num">{_fmt(effect)}</td><td>{status}</td></tr>'
         )
+    not_run = report.not_run()
+    skipped = f'<p class="skip">{esc(not_run)}.</p>' if not_run else ""
+    floors = (
+        '<p class="reading">≤: the p-value sits at the floor of its resamples, the smallest '
+        "its B and corrections can show; the effect size (the statistic's distance beyond its "
+        "null, in null standard deviations) tells a gross failure from a borderline one.</p>"
+        if any(bound.values())
+        else ""
+    )
     sections = []
-    for o in report.outcomes:
-        reading = _reading(o.name)
+    for o in ran:
         body = f"<p>Tests that {esc(o.tests)}.</p>"
-        if o.result is None:
-            body += f'<p class="skip">Skipped: {esc(o.skipped or "")}</p>'
-        else:
-            draw = _draw(o, report, alpha)
-            uri = _figure_uri(draw) if draw is not None else None
-            if uri is not None:
-                body += f'<figure><img alt="{esc(o.name)} figure" src="{uri}"></figure>'
-            decision = "" if o.score else " " + _context(o, report, alpha).decision()
-            body += f'<p class="reading"><b>Reading.</b> {esc(reading)}{esc(decision)}</p>'
+        draw = _draw(o, report, alpha)
+        uri = _figure_uri(draw) if draw is not None else None
+        if uri is not None:
+            body += f'<figure><img alt="{esc(o.name)} figure" src="{uri}"></figure>'
+        decision = "" if o.score else " " + _context(o, report, alpha).decision()
+        body += f'<p class="reading"><b>Reading.</b> {esc(_reading(o.name))}{esc(decision)}</p>'
+        if not o.score:
+            from modelcompare.workflows._evidence import format_p
+
             body += (
-                f"<p>statistic = {_fmt(o.statistic)}, p = {_fmt(o.pvalue)}, runtime "
-                f"{o.runtime_s:.2f} s. <code>{esc(repr(o.result))}</code></p>"
+                f"<p>statistic = {_fmt(o.statistic)}; this check's own p-value (after its "
+                f"corrections) {esc(format_p(o.pvalue, own.get(o.name, False), 4))}; "
+                f"Holm across the checks: {esc(report.evidence(o.name))}.</p>"
             )
         sections.append(f'<section id="{o.name}"><h2>{esc(o.name)}</h2>{body}</section>')
     if report.comparison is not None:
@@ -540,13 +702,26 @@ def render_html(report: PosteriorValidationResult, *, alpha: float) -> str:
         )
     versions = ", ".join(f"{k} {v}" for k, v in report.versions.items())
     extra = _findings_html(report, alpha) + _points_html(report) + _warnings_html(report)
-    settings = esc(json.dumps(_nan_to_none(to_builtin(report.settings)), sort_keys=True))
+    settings = esc(
+        json.dumps(_nan_to_none(to_builtin(report.settings)), sort_keys=True, ensure_ascii=False)
+    )
     footer = (
         f"<footer><b>Reproducibility.</b> {esc(versions)}.<br>seed used: {report.seed_used}; "
         f"n = {report.n} calibration pairs, θ in R^{report.n_params}, x in R^{report.n_features}; "
         f"total runtime {sum(o.runtime_s for o in report.outcomes):.2f} s.<br>"
+        f"{_reproducibility(report)}"
         f"settings: <code>{settings}</code><br>"
         f"SHA-256 of the inputs: <code>{report.input_hash}</code></footer>"
+    )
+    table = (
+        '<div class="scroll">'
+        '<table class="checks"><thead><tr><th>check</th><th>what it tests</th><th>statistic</th><th>p</th>'
+        "<th>p (Holm across checks)</th><th>effect (null SDs)</th>"
+        f"<th>at alpha = {alpha:g}</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table></div>"
+        if ran
+        else ""
     )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
@@ -554,10 +729,9 @@ def render_html(report: PosteriorValidationResult, *, alpha: float) -> str:
         f"<title>Posterior validation report</title><style>{_CSS}</style></head><body>"
         "<h1>Posterior validation report</h1>"
         f'<div class="verdict {verdict_class}">{esc(report._verdict(alpha, details=False))}</div>'
-        "<table><thead><tr><th>check</th><th>what it tests</th><th>statistic</th><th>p</th>"
-        f"<th>p (Holm across checks)</th><th>at alpha = {alpha:g}</th></tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table>"
+        + table
+        + floors
+        + skipped
         + extra
         + "".join(sections)
         + footer

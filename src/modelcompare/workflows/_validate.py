@@ -192,7 +192,14 @@ def validate_posterior(
         L-C2ST-NF). ``None`` (default): per check, the smallest B ≥ 100 at which the check can
         reach a Holm-adjusted p ≤ ``alpha`` in this report (see Notes); for m = 2 parameters,
         d = 2 (five default evaluation points) and the eight tests of the default report, 1599
-        for the local coverage test and 799 for the other two. The B each check ran with is ``report.settings["n_resamples"]``.
+        for the local coverage test and 799 for the other two
+        (``report.settings["n_resamples_planned"]``). The automatic plan runs in two stages: a
+        first stage of max(199, B/8) resamples for every check, and the planned B, on a fresh
+        stream, only for a check whose first-stage p-value could still reach ``alpha`` after
+        its corrections (see Notes). The B each check ran with is
+        ``report.settings["n_resamples"]``, and the seed of its stream
+        ``report.settings["check_seeds"]``: ``local_coverage_test(pit_values, x, x_eval,
+        n_resamples=B, seed=s)`` with those two gives the report's p-value.
     alpha : float
         The level, fixed in advance, B is planned for: with ``n_resamples=None`` every resampling
         check can reject at ``alpha`` after every correction. ``report.failures(a)`` warns when
@@ -253,7 +260,17 @@ def validate_posterior(
     local coverage check is m·E·C/(B + 1), and it can reject at 0.05 only if
     B + 1 ≥ 20·m·E·C (20·K·E·C for local independence, 20·E·C for L-C2ST-NF, and 20·m·C for
     the SBC log-gamma test, Holm over the m parameters at no evaluation point); 20 is 1/α.
-    ``n_resamples=None`` picks that B per check, at least 100. The ``misspecification`` check
+    ``n_resamples=None`` picks that B per check, at least 100.
+
+    Two stages: the check's p-value is at least its corrections' product k times its smallest
+    raw Monte Carlo p-value, so it can reach α only if that raw p-value is ≤ α/k. The first
+    stage keeps its own result when its smallest count would be that large with probability
+    below 0.001 were the raw p-value α/k; otherwise the check runs again with the planned B
+    and reports that p-value. The reported p-value stays valid: for u below the cut c on the
+    first stage's p₁, {p ≤ u} ⊂ {p₂ ≤ u}, and for u ≥ c, {p ≤ u} ⊂ {p₁ ≤ u}. A p-value at its
+    floor (``report.settings["check_floors"]``) is shown as a bound, "p ≤ …", and
+    ``report.effect_sizes`` (the statistic's distance beyond its null, in null standard
+    deviations) tells a gross failure from a borderline one. The ``misspecification`` check
     is outside C: a family of its own.
 
     Cost, measured on one core with m = d = 2 and N = 1000 (five default points, eight tests):
@@ -287,8 +304,15 @@ def validate_posterior(
 
     >>> report = validate_posterior(
     ...     model.exact_flow(), theta, x, checks=["global_coverage", "local_coverage"], seed=0)
-    >>> report.settings["n_resamples"]
+    >>> report.settings["n_resamples_planned"]
     {'local_coverage': 399}
+
+    The plan runs in two stages: a first stage of 199 resamples, which sufficed here (its
+    p-value is far from any rejection), and the planned 399 only where the first stage leaves
+    the decision open.
+
+    >>> report.settings["n_resamples"]
+    {'local_coverage': 199}
     >>> report.failures(0.05)
     []
     """

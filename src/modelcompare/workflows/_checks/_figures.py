@@ -180,15 +180,22 @@ def legend_below(fig: Any, ax: Any, ncol: int | None = None) -> None:
     )
 
 
-def label_points(ax: Any, context: FigureContext, pvalues: Any) -> None:
+def label_points(ax: Any, context: FigureContext, pvalues: Any, *, narrow: bool = False) -> None:
     """Label each evaluation point below the axis by its coordinates and report-scale p-value.
 
     Bold only where that p-value is at or below the report's level, which happens only when the
-    table rejects the check.
+    table rejects the check. More than three points (more than one in a ``narrow`` panel) are
+    labelled vertically, one line each, so that neighbouring labels never overlap.
     """
     xs = list(range(len(pvalues)))
-    labels = [f"{context.label(i)}\np = {p:.2g}" for i, p in zip(xs, pvalues)]
-    ax.set_xticks(xs, labels, fontsize="small")
+    vertical = len(xs) > (1 if narrow else 3)
+    sep = ", " if vertical else "\n"
+    labels = [f"{context.label(i)}{sep}p = {p:.2g}" for i, p in zip(xs, pvalues)]
+    ax.set_xticks(xs, labels, fontsize="x-small" if vertical else "small")
+    if vertical:
+        ax.tick_params(axis="x", labelrotation=90)
+        fig = ax.figure  # room below the axes for the vertical labels
+        fig.set_size_inches(fig.get_figwidth(), max(fig.get_figheight(), 5.0))
     for tick, p in zip(ax.get_xticklabels(), pvalues):
         tick.set_fontweight("bold" if p <= context.alpha else "normal")
 
@@ -208,7 +215,14 @@ def draw_per_point(fig: Any, result: Any, title: str, context: FigureContext) ->
     if getattr(result, "null_statistics", None) is not None:
         null = np.asarray(result.null_statistics, dtype=float)
         q = np.broadcast_to(np.quantile(null, 0.95, axis=0), values.shape)
-        ax.plot(xs, q, "k_", ms=30, label="95 % quantile of the point's null (reference)")
+        # one mark per bar, as wide as the bar: marks of neighbouring points never touch
+        ax.hlines(
+            q,
+            np.arange(values.size) - 0.4,
+            np.arange(values.size) + 0.4,
+            colors="k",
+            label="95 % quantile of the point's null (reference)",
+        )
     label_points(ax, context, context.point_pvalues(result.pvalues_adjusted))
     ax.set(
         xlabel="evaluation point (p adjusted across the point's tests, points and checks)",

@@ -20,16 +20,29 @@ def run(inputs: ReportInputs, rng: np.random.Generator) -> Any:
 
 
 def draw(fig: Any, result: Any, context: FigureContext) -> None:
-    """One PP-curve per parameter (four at most) with its simultaneous band, legend below."""
+    """One PP-curve per parameter, five to a row, with its simultaneous band, legend below."""
+    import math
+
     from modelcompare.posterior import plot_global_pp
 
-    m = min(len(result.statistics), 4)
-    axes = np.atleast_1d(fig.subplots(1, m))
-    names = list(context.parameter_names[: len(result.statistics)])
-    plot_global_pp(result, ax=axes[:m], labels=names[:m])
+    m = len(result.statistics)
+    cols = min(m, 5)
+    rows = math.ceil(m / cols)
+    if rows > 1:  # room for every row's titles and ticks
+        fig.set_size_inches(fig.get_figwidth(), 2.4 * rows + 1.0)
+    grid = np.atleast_1d(fig.subplots(rows, cols)).ravel()
+    for ax in grid[m:]:
+        ax.set_visible(False)
+    axes = grid[:m]
+    names = list(context.parameter_names[:m])
+    plot_global_pp(result, ax=axes, labels=names)
     adjusted = context.point_pvalues(result.pvalues_adjusted)
-    for i, ax in enumerate(axes[:m]):
-        ax.set_title(f"{names[i]} (adjusted p = {adjusted[i]:.2g})", fontsize=9)
+    for i, ax in enumerate(axes):
+        ax.set_title(f"{names[i]} (adjusted p = {adjusted[i]:.2g})", fontsize=8)
+        if m > 2:
+            ax.tick_params(labelsize="x-small")
+            ax.xaxis.label.set_fontsize(7)
+            ax.yaxis.label.set_fontsize(7)
     legend_below(fig, axes[0])
 
 

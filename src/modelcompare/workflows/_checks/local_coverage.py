@@ -41,38 +41,61 @@ def resample_limit(inputs: ReportInputs) -> int:
     return max_null_resamples(inputs.n, inputs.n_features, level_grid(inputs.levels).size)
 
 
+#: PP panels per row: four keep a panel's two-line title within its width at 8 inches
+_PANELS_PER_ROW = 4
+
+
 def draw(fig: Any, result: Any, context: FigureContext) -> None:
     """The local PP-curves at the evaluation point with the least support, and the statistics.
 
     The statistics panel carries no verdict of its own: each point is labelled by its
     coordinates and its p-value on the report's scale (adjusted across the covariates, the
     points and the checks), bold only where the report's table rejects.
+
+    Up to two parameters share one row with a statistics panel of up to five points. Otherwise
+    the PP panels wrap into rows of at most four and the statistics panel spans the width below
+    them, so that titles and point labels keep their room at any number of parameters and
+    points.
     """
     from modelcompare.posterior import plot_local_pp, plot_local_statistics
 
     m = np.asarray(result.statistics).shape[0]
     names = list(context.parameter_names[:m])
-    axes = np.atleast_1d(fig.subplots(1, m + 1))
+    pp_axes, stat_ax, one_row = _layout(fig, m, len(result.pvalues))
     worst = int(np.argmin(result.pvalues))
-    plot_local_pp(result, worst, ax=axes[:m], labels=names)
+    plot_local_pp(result, worst, ax=pp_axes, labels=names)
     # Bonferroni over the covariates, then the check's correction across the points and checks
     covariate = np.minimum(1.0, m * np.asarray(result.covariate_pvalues, dtype=float)[:, worst])
     point_p = context.point_pvalues(result.pvalues_adjusted)
-    for i, ax in enumerate(axes[:m]):
+    ncols = m if one_row else pp_axes[0].get_gridspec().ncols
+    ylabel = pp_axes[0].get_ylabel()
+    for i, ax in enumerate(pp_axes):
         p = max(float(context.point_pvalues([covariate[i]])[0]), float(point_p[worst]))
-        ax.set_title(f"{names[i]} at {context.label(worst)}\n(adjusted p = {p:.2g})", fontsize=9)
-    ax = plot_local_statistics(result, ax=axes[m], alpha=None, labels=names)
-    label_points(ax, context, point_p)
-    ax.tick_params(axis="x", labelsize="x-small")
+        ax.set_title(f"{names[i]}\n(adjusted p = {p:.2g})", fontsize=9)
+        # labels on the outer panels only: the panels share their axes
+        if i % ncols:
+            ax.set_ylabel("")
+            ax.tick_params(labelleft=False)
+        else:
+            ax.set_ylabel(ylabel)
+        if i + ncols < m:
+            ax.set_xlabel("")
+            ax.tick_params(labelbottom=False)
+    fig.suptitle(
+        f"local PP-curves at {context.label(worst)}, the point with the smallest p-value",
+        fontsize=9,
+    )
+    ax = plot_local_statistics(result, ax=stat_ax, alpha=None, labels=names)
+    label_points(ax, context, point_p, narrow=one_row)
     ax.set_xlabel("evaluation point (p adjusted)", fontsize=8)
     ax.set_title("T at each evaluation point", fontsize=9)
     handles, labels = [], []
-    for a in (axes[0], ax):
+    for a in (pp_axes[0], ax):
         h, lab = a.get_legend_handles_labels()
         handles, labels = handles + h, labels + lab
         if a.get_legend() is not None:
             a.get_legend().remove()
-    # the legends are wider than a panel: one legend below the row instead
+    # the legends are wider than a panel: one legend below the panels instead
     fig.legend(
         handles,
         labels,
@@ -81,6 +104,32 @@ def draw(fig: Any, result: Any, context: FigureContext) -> None:
         frameon=False,
         ncol=min(len(labels), 4),
     )
+
+
+def _layout(fig: Any, m: int, n_points: int) -> tuple[list[Any], Any, bool]:
+    """The m PP axes, the statistics axes and whether they share one row.
+
+    One row holds at most two PP panels and a statistics panel of at most five points (a third
+    of the width holds five vertical point labels, not twenty).
+
+    The figure grows in height with the rows of PP panels, so that each keeps its size.
+    """
+    if m <= 2 and n_points <= 5:
+        axes = list(np.atleast_1d(fig.subplots(1, m + 1)))
+        for ax in axes[1:m]:
+            ax.sharex(axes[0])
+            ax.sharey(axes[0])
+        return axes[:m], axes[m], True
+    rows = -(-m // _PANELS_PER_ROW)
+    ncols = -(-m // rows)  # balanced rows: five panels as 3 + 2, not 4 + 1
+    fig.set_size_inches(fig.get_figwidth(), 2.2 * rows + 3.4)
+    grid = fig.add_gridspec(rows + 1, ncols, height_ratios=[1.0] * rows + [1.3])
+    first = fig.add_subplot(grid[0, 0])
+    pp = [first] + [
+        fig.add_subplot(grid[i // ncols, i % ncols], sharex=first, sharey=first)
+        for i in range(1, m)
+    ]
+    return pp, fig.add_subplot(grid[rows, :]), False
 
 
 CHECK = Check(
