@@ -227,7 +227,9 @@ def run_case(
     import modelcompare as mc
     from modelcompare import MissingDependencyError
 
-    fn = getattr(mc, case.function)
+    fn: Any = mc
+    for part in case.function.split("."):  # "workflows.report_from_arrays": a subpackage's
+        fn = getattr(fn, part)
     start = time.perf_counter()
     try:
         kwargs = case.build()

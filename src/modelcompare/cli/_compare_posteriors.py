@@ -12,6 +12,8 @@ from modelcompare._foundation.io import DataError, read_matrix
 from modelcompare.cli import _options as options
 from modelcompare.cli._common import emit, handle_errors
 
+_MIN_PAIRS = 3  # compare_posteriors' smallest calibration set
+
 
 class _StoredLogDensities:
     """An estimator whose log q(θ_n | x_n) were computed beforehand, one per calibration pair.
@@ -45,11 +47,16 @@ class _StoredDraws:
 def _load(path: str, name: str) -> np.ndarray:
     if path.endswith(".npy"):
         try:
-            return np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            msg = f"cannot read {name} {path!r}: {exc}"
-            raise DataError(msg) from exc
-    return read_matrix(path)
+            arr = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as exc:  # EOFError: an empty file, not Ctrl-C
+            msg = f"cannot read {name} {path!r}: {exc or 'the file is empty'}"
+            raise DataError(msg) from None
+    else:
+        arr = read_matrix(path)
+    if arr.dtype.kind not in "biuf":  # complex would lose its imaginary part in silence
+        msg = f"{name} {path!r} must hold real numbers; got dtype {arr.dtype}."
+        raise DataError(msg)
+    return arr
 
 
 @click.command("compare-posteriors")
@@ -137,6 +144,9 @@ def compare_posteriors_command(
         n, n_draws = a.shape[0], a.shape[1]
         est_a = _StoredDraws(np.asarray(a, dtype=float))
         est_b = _StoredDraws(np.asarray(b, dtype=float))
+    if n < _MIN_PAIRS:  # said here: the log rule's θ is a stand-in the user never gave
+        msg = f"FIRST and SECOND need at least {_MIN_PAIRS} calibration pairs (rows); got {n}."
+        raise DataError(msg)
     result = compare_posteriors(
         est_a,
         est_b,

@@ -225,6 +225,13 @@ def report_command(
     from modelcompare.workflows import report_from_arrays, validate_posterior
 
     started = time.perf_counter()
+    given = (pit_file, x_file, ranks_file, posterior_samples_file, reference_file, flow_pickle)
+    if all(f is None for f in given):  # a report of nothing must not pass as a clean one
+        raise click.UsageError(
+            "no inputs: give --pit, --ranks (with --n-posterior-samples), --posterior-samples "
+            "(with --theta), --reference (with --posterior-samples-at-reference), --x with "
+            "--x-obs, or --flow-pickle."
+        )
     # the report's level: B is planned for it, and the page, summary and JSON read it
     level = 0.05 if alpha is None else alpha
     x = _read_array(x_file, "x")
@@ -235,6 +242,13 @@ def report_command(
     at_reference = _read_array(
         posterior_samples_at_reference_file, "posterior_samples_at_reference"
     )
+    stored = flow_pickle is None and reference is not None  # the posterior's draws come as files
+    if stored and (at_reference is None or at_reference.shape != reference.shape):
+        got = "none" if at_reference is None else f"shape {at_reference.shape}"
+        raise click.UsageError(
+            f"--reference (shape {reference.shape}) needs --posterior-samples-at-reference of the "
+            f"same shape; got {got}."
+        )
     if reference is not None and reference.ndim == 2:
         reference, at_reference = (
             reference[None],

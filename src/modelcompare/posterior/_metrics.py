@@ -102,6 +102,9 @@ def _spread(theta: np.ndarray, normalize: str) -> np.ndarray:
     if normalize == "none":
         return np.ones(theta.shape[1])
     spread = np.ptp(theta, axis=0) if normalize == "range" else theta.std(axis=0)
+    # a constant column's std is rounding error (about eps times its size), not exactly 0
+    scale = np.max(np.abs(theta), axis=0) if theta.size else np.zeros(theta.shape[1])
+    spread = np.where(spread <= 16 * np.finfo(float).eps * scale, 0.0, spread)
     if np.any(spread == 0):
         cols = np.flatnonzero(spread == 0).tolist()
         warnings.warn(
@@ -165,8 +168,9 @@ class ParameterRecoveryResult(ScoreResult):
     n_posterior_samples : int
         S, draws per simulation.
     degenerate : bool
-        True when ``value`` is not finite (a constant true parameter, or values so large that
-        their squares overflow), with a ``DegenerateDataWarning``.
+        True when ``value`` is not finite, or a parameter's normalised RMSE is undefined (a
+        constant true parameter, or values so large that their squares overflow), with a
+        ``DegenerateDataWarning``.
 
     Examples
     --------
@@ -269,7 +273,8 @@ def parameter_recovery(
         normalize=normalize,
         n=draws.shape[0],
         n_posterior_samples=draws.shape[1],
-        degenerate=_flag(value, "the largest normalised RMSE"),
+        # a constant column was warned about in _spread; its NaN is left out of `value`
+        degenerate=_flag(value, "the largest normalised RMSE") or bool(np.isnan(spread).any()),
     )
 
 
@@ -371,6 +376,9 @@ class PosteriorContractionResult(ScoreResult):
                 )
             else:
                 what = f"consistent (z-scores spread as N(0, 1): z_rms = {r:.2g})"
+            if not np.isfinite(self.prior_variance[j - 1]):
+                # an overflowing prior variance makes both the contraction and the z-scores moot
+                what = "not read: the prior variance overflows float64 (the data are degenerate)"
             lines.append(f"θ_{j}: {what}")
         return lines
 
@@ -434,7 +442,8 @@ def posterior_contraction(
     draws, theta = check_posterior_samples(posterior_samples, theta, min_draws=2)
     m = theta.shape[1]
     if prior_variance is None:
-        prior_var = theta.var(axis=0, ddof=1)
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow is flagged below
+            prior_var = theta.var(axis=0, ddof=1)
         if np.any(prior_var == 0):
             msg = "`theta` is constant in a column; pass `prior_variance` explicitly."
             raise ValueError(msg)
@@ -453,6 +462,8 @@ def posterior_contraction(
         raise ValueError(msg)
     with np.errstate(over="ignore", invalid="ignore"):
         contraction = 1.0 - post_var / prior_var
+        # θ so large that its variance overflows: 1 - finite/inf = 1 would read as perfect
+        contraction[:, ~np.isfinite(prior_var)] = np.nan
         z = (draws.mean(axis=1) - theta) / np.sqrt(post_var)
         median_c = np.median(contraction, axis=0)
         abs_z = np.abs(z)

@@ -187,13 +187,13 @@ def _local_iv(
     n = x.shape[0]
     if n_neighbors is not None:
         check_int(n_neighbors, "n_neighbors", low=2, high=n)
+    adjust_pvalues([], correction)  # validates `correction` before any scoring, used or not
     if x_eval is None:
         return None, None
     eval_arr = check_samples(x_eval, "x_eval", min_samples=1)
     check_same_width([("x", x), ("x_eval", eval_arr)], what="the local comparison")
     k = math.ceil(n ** (2 / 3)) if n_neighbors is None else n_neighbors
     k = check_int(k, "n_neighbors", low=2, high=n)
-    adjust_pvalues([], correction)  # validates `correction` before any scoring
     return eval_arr, k
 
 
@@ -218,12 +218,22 @@ def posterior_scores(
             ]
         )
         return replace_neg_inf(raw, names)
-    scale = calibration_scale(theta)
-    cols = [
-        energy_scores(e, theta, x, scale, n_posterior_samples, c, nm, n_jobs)
-        for e, nm, c in zip(estimators, names, children, strict=True)
-    ]
-    return np.column_stack(cols), np.zeros(len(estimators), dtype=int)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scale = calibration_scale(theta)
+        cols = [
+            energy_scores(e, theta, x, scale, n_posterior_samples, c, nm, n_jobs)
+            for e, nm, c in zip(estimators, names, children, strict=True)
+        ]
+    scores = np.column_stack(cols)
+    if not np.isfinite(scores).all():
+        # squared distances overflow float64 long before the draws do; say so, not "identical"
+        msg = (
+            "the energy scores are not finite: the squared distances between `theta` (largest "
+            f"|value| {np.max(np.abs(theta)):.3g}) and the draws overflow float64; rescale "
+            "`theta` and the estimators, or use `scoring_rule='log'`."
+        )
+        raise ValueError(msg)
+    return scores, np.zeros(len(estimators), dtype=int)
 
 
 def compare_posteriors(

@@ -12,6 +12,7 @@ from modelcompare._foundation.results import check_alpha
 from modelcompare._foundation.seeds import SeedLike
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import (
+    as_numpy,
     check_int,
     check_n_jobs,
     check_same_rows,
@@ -102,18 +103,14 @@ def report_from_arrays(
     fields: dict[str, Any] = {}
     if pit_values is not None:
         fields |= _pit_fields(pit_values, x, x_eval, x_obs, missing)
-    draws = None if posterior_samples is None else np.asarray(posterior_samples, dtype=float)
-    if draws is not None:
-        if draws.ndim != 3:
-            msg = f"`posterior_samples` must have shape (N, S, m); got {draws.shape}."
-            raise ValueError(msg)
-        theta = check_samples(theta, "theta")
-        if draws.shape[0] != theta.shape[0] or draws.shape[2] != theta.shape[1]:
-            msg = (
-                f"`posterior_samples` of shape {draws.shape} (N, S, m) must match `theta` of "
-                f"shape {theta.shape} (N, m) in N and m."
-            )
-            raise ValueError(msg)
+    elif x is not None:  # x with x_obs alone feeds the misspecification check
+        fields |= _x_fields(x, x_eval, x_obs, missing)
+    elif x_obs is not None:
+        msg = "`x_obs` needs `x`, the calibration x's it is compared with."
+        raise ValueError(msg)
+    draws = None
+    if posterior_samples is not None:
+        draws, theta = _check_draws(posterior_samples, theta)
         fields |= {
             "theta": theta,
             "sampler": StoredDraws(draws),
@@ -130,8 +127,11 @@ def report_from_arrays(
         if n_posterior_samples is None:
             msg = "`n_posterior_samples` is needed with `ranks` (ranks lie in 0..S)."
             raise ValueError(msg)
+        ranks = check_samples(ranks, "ranks", min_samples=2)
+        n_posterior_samples = check_int(n_posterior_samples, "n_posterior_samples", low=1)
         fields |= {"ranks": ranks, "n_posterior_samples": n_posterior_samples}
         del missing["ranks"]
+    _same_n(pit_values=fields.get("pit_values"), ranks=ranks, posterior_samples=draws)
     if reference is not None:
         fields |= _reference_fields(reference, posterior_samples_at_reference)
         del missing["reference"]
@@ -206,6 +206,52 @@ def _pit_fields(
     return out
 
 
+def _x_fields(x: Any, x_eval: Any, x_obs: Any, missing: dict[str, str]) -> dict[str, Any]:
+    """The calibration x's and observed data given without PIT values (the misspecification
+    check needs only these two)."""
+    x = check_samples(x, "x")
+    x_eval, x_obs = evaluation_points(x, x_eval, x_obs)
+    out: dict[str, Any] = {"x": x, "x_eval": x_eval, "n_features": x.shape[1], "n": x.shape[0]}
+    if x_obs is not None:
+        out["x_obs"] = x_obs
+        del missing["x_obs"]
+    return out
+
+
+def _check_draws(posterior_samples: Any, theta: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The stored draws (N, S, m) and their θ (N, m), refused under the user's own names."""
+    # the shared reader: tensors (with grad too), complex and strings are handled there
+    draws = as_numpy(posterior_samples, "posterior_samples")
+    if draws.ndim != 3:
+        msg = f"`posterior_samples` must have shape (N, S, m); got {draws.shape}."
+        raise ValueError(msg)
+    try:
+        draws = np.asarray(draws, dtype=float)
+    except (TypeError, ValueError):
+        msg = f"`posterior_samples` must hold numeric data; got dtype {draws.dtype}."
+        raise TypeError(msg) from None
+    bad = ~np.isfinite(draws)
+    if bad.any():  # the user's stored draws: no flow sampled them
+        i, k, j = np.argwhere(bad)[0]
+        msg = f"`posterior_samples` must be finite; found {draws[i, k, j]} at simulation {i}, draw {k}, parameter {j}."
+        raise ValueError(msg)
+    theta = check_samples(theta, "theta")
+    if draws.shape[0] != theta.shape[0] or draws.shape[2] != theta.shape[1]:
+        msg = (
+            f"`posterior_samples` of shape {draws.shape} (N, S, m) must match `theta` of "
+            f"shape {theta.shape} (N, m) in N and m."
+        )
+        raise ValueError(msg)
+    return draws, theta
+
+
+def _same_n(**arrays: Any) -> None:
+    """Refuse per-simulation inputs of different N: the report states one N for all checks."""
+    given = [(name, np.asarray(a)) for name, a in arrays.items() if a is not None]
+    if len(given) > 1:
+        check_same_rows(given, what="the report (one N for every check)")
+
+
 def _reference_fields(reference: Sequence[tuple[Any, Any]], at_reference: Any) -> dict[str, Any]:
     """The reference draws, and the posterior's stored draws at the same observations."""
     if at_reference is None or len(at_reference) != len(reference):
@@ -214,7 +260,19 @@ def _reference_fields(reference: Sequence[tuple[Any, Any]], at_reference: Any) -
             "reference observation."
         )
         raise ValueError(msg)
-    samples = [np.asarray(s, dtype=float) for s in at_reference]
+    samples = []
+    for i, ((_x_o, ref), at) in enumerate(zip(reference, at_reference, strict=True)):
+        # named here as the user's arguments, not as the x and y of the C2ST run on them
+        name = f"posterior_samples_at_reference[{i}]"
+        at = check_samples(at, name)
+        ref = check_samples(ref, f"reference[{i}] draws")
+        if at.shape[1] != ref.shape[1] or at.shape[0] < ref.shape[0]:
+            msg = (
+                f"`{name}` must hold at least as many draws as `reference[{i}]`, with as many "
+                f"parameters; got shapes {at.shape} and {ref.shape}."
+            )
+            raise ValueError(msg)
+        samples.append(at)
 
     def draws_at(i: int, x_o: Any, n_draws: int, rng: Any) -> np.ndarray:
         return samples[i][:n_draws]

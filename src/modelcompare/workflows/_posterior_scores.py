@@ -116,6 +116,11 @@ def _log_prob_call(obj: Any, name: str, rng: np.random.Generator) -> tuple[Any, 
     raise TypeError(msg)
 
 
+def check_log_density(obj: Any, name: str) -> None:
+    """Refuse at once, naming the argument ``name``, an object with no normalised log-density."""
+    _log_prob_call(obj, name, np.random.default_rng(0))
+
+
 def log_scores(
     obj: Any, theta: np.ndarray, x: np.ndarray, name: str, rng: np.random.Generator
 ) -> np.ndarray:

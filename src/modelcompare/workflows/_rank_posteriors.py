@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
+from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.plotting import check_result_type, new_axes
 from modelcompare._foundation.results import CollectionTestResult, check_alpha, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, spawn
@@ -191,6 +193,16 @@ def rank_posteriors(
         )
         for (i, j), c in zip(pairs, children, strict=True)
     )
+    same = [
+        f"{names[i]} and {names[j]}" for (i, j), t in zip(pairs, tests, strict=True) if t.degenerate
+    ]
+    if same:
+        warnings.warn(
+            f"{'; '.join(same)} score identically on every pair (the same estimator passed "
+            "twice?): their comparison is degenerate and its p-value is 1.",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     raw = np.array([t.pvalue for t in tests])
     adjusted = adjust_pvalues(raw, correction)
     import pandas as pd

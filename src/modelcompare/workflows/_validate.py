@@ -33,6 +33,7 @@ from modelcompare.workflows._inputs import (
     regressor_name,
 )
 from modelcompare.workflows._planning import MIN_RESAMPLES
+from modelcompare.workflows._posterior_scores import check_log_density
 from modelcompare.workflows._reference_c2st import ReferenceC2STResult, check_reference
 from modelcompare.workflows._report import PosteriorValidationResult
 
@@ -320,6 +321,8 @@ def validate_posterior(
     x = check_samples(x, "x")
     check_same_rows([("theta", theta), ("x", x)], what="validate_posterior")
     n_posterior_samples = check_int(n_posterior_samples, "n_posterior_samples", low=2)
+    if compare_with is not None:  # refused before the checks run, under its own name
+        check_log_density(compare_with, "compare_with")
     if n_resamples is not None:
         n_resamples = check_int(n_resamples, "n_resamples", low=1)
     n_jobs = check_n_jobs(n_jobs)
