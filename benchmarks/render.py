@@ -129,8 +129,10 @@ def validate(record: Any) -> list[str]:
     for i, row in enumerate(record["rows"]):
         if not isinstance(row, list) or len(row) != len(record["columns"]):
             problems.append(f"row {i} must be a list of {len(record['columns'])} cells")
-        elif not all(isinstance(c, str | int | float) and c is not True for c in row):
-            problems.append(f"row {i} holds a cell that is not a string or a number")
+        elif not all(
+            c is None or (isinstance(c, str | int | float) and c is not True) for c in row
+        ):
+            problems.append(f"row {i} holds a cell that is not a string, a number or null")
     if not record["slug"] or not re.fullmatch(r"[a-z0-9][a-z0-9_.-]*", record["slug"]):
         problems.append(
             f"'slug' must be lower-case letters, digits, '-', '_'; got {record['slug']!r}"
@@ -161,7 +163,9 @@ def load_results(directory: Path = RESULTS) -> list[dict[str, Any]]:
 # rendering
 
 
-def _cell(value: str | float) -> str:
+def _cell(value: str | float | None) -> str:
+    if value is None:  # a figure not measured in this row
+        return "—"
     if isinstance(value, float):
         text = f"{value:.6g}" if math.isfinite(value) else str(value)
     else:

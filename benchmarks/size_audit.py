@@ -40,7 +40,7 @@ from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "size_audit.json"
-RAW = ROOT / "benchmarks" / "results" / "size_audit_raw.json"
+RAW = ROOT / "benchmarks" / "results" / "raw" / "size_audit.json"
 PAGE = ROOT / "docs" / "size_audit.md"
 LEVELS = (0.01, 0.05, 0.1)
 FAMILY = 0.05  # the family-wise level of the verdict across all cells
@@ -485,7 +485,9 @@ def table(raw: dict[str, Any]) -> dict[str, Any]:
         verdict = "; ".join(verdicts) or "within tolerance"
         lo, hi = _wilson(int(np.sum(ps <= 0.05)), r)
         method = "modelcompare" if col == "ours" else col
-        rows.append([name, scenario, method, r, *rates, f"[{max(lo, 0.0):.3f}, {hi:.3f}]", verdict])
+        rows.append(
+            [name, scenario, method, r, *rates, f"[{max(lo, 0.0) + 0.0:.3f}, {hi:.3f}]", verdict]
+        )
     stated = {name: e.reason for name, e in entries().items() if e.reason}
     return {"rows": rows, "stated": stated, "bound": bound, "n_cells": n_cells}
 
