@@ -59,8 +59,8 @@ def _parameter_breaks(where: str, obj: Any, old: list[str] | None) -> list[str]:
     breaks = []
     for entry in old:
         name, kind, _ = parse_parameter(entry)
-        if kind in {"VAR_POSITIONAL", "VAR_KEYWORD"}:
-            continue
+        if kind in {"VAR_POSITIONAL", "VAR_KEYWORD"} or name.startswith("_"):
+            continue  # a private dataclass field is no API
         if name not in now:
             if name not in renamed and not takes_var_kw:
                 breaks.append(f"{where}: parameter `{name}` removed without an alias")
