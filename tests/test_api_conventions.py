@@ -217,4 +217,3 @@ def test_cli_commands_and_options_are_kebab_case(cli: dict[str, list[str]]) -> N
             assert KEBAB_COMMAND.fullmatch(word), command
         bad = [o for o in options if not KEBAB_OPTION.fullmatch(o)]
         assert not bad, (command, bad)
-
