@@ -55,3 +55,31 @@ def test_axes_still_works_with_a_warning() -> None:
     with pytest.warns(FutureWarning, match="`axes` was renamed `ax`"):
         plot_global_pp(res, axes=axes)
     plt.close("all")
+
+
+def test_old_command_line_options_still_work_with_a_warning(tmp_path: Path) -> None:
+    """0.1's ``relative --locations J --no-optimize`` gives what the new options give."""
+    import json
+
+    import numpy as np
+    from click.testing import CliRunner
+
+    from modelcompare.cli import app
+
+    rng = np.random.default_rng(0)
+    paths = []
+    for name, shift in (("p", 1.0), ("q", 0.1), ("r", 0.0)):
+        paths.append(str(tmp_path / f"{name}.npy"))
+        np.save(paths[-1], rng.normal(size=(60, 2)) + shift)
+    common = ["relative", *paths, "--test", "ume", "--seed", "0", "--json", "--quiet"]
+    old = CliRunner().invoke(app, [*common, "--locations", "2", "--no-optimize"])
+    new = CliRunner().invoke(app, [*common, "--n-locations", "2", "--optimizer", "none"])
+    assert old.exit_code == 0, old.output
+    assert new.exit_code == 0, new.output
+    assert "`--locations` was renamed `--n-locations`" in old.stderr
+    assert "`--no-optimize` was renamed `--optimizer`" in old.stderr
+    old_payload, new_payload = json.loads(old.stdout), json.loads(new.stdout)
+    for payload in (old_payload, new_payload):
+        payload.pop("runtime_s", None)
+    assert old_payload == new_payload
+    assert "renamed" not in new.stderr
