@@ -25,17 +25,27 @@ from typing import Any
 
 SNAPSHOT = Path(__file__).parent / "data" / "api_surface.json"
 
+
+def public_packages() -> tuple[str, ...]:
+    """``modelcompare`` and its public submodules (no leading underscore), found, not listed.
+
+    The command line is snapshotted through its commands (:func:`cli_surface`), not its
+    ``__all__``.
+    """
+    import pkgutil
+
+    import modelcompare
+
+    found = sorted(
+        f"modelcompare.{m.name}"
+        for m in pkgutil.iter_modules(modelcompare.__path__)
+        if not m.name.startswith("_") and m.name != "cli"
+    )
+    return ("modelcompare", *found)
+
+
 #: The packages whose ``__all__`` is public API.
-PACKAGES = (
-    "modelcompare",
-    "modelcompare.categorical",
-    "modelcompare.cv",
-    "modelcompare.experiments",
-    "modelcompare.posterior",
-    "modelcompare.relative",
-    "modelcompare.twosample",
-    "modelcompare.workflows",
-)
+PACKAGES = public_packages()
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
@@ -130,7 +140,7 @@ def surface() -> dict[str, Any]:
     objects: dict[str, Any] = {}
     for package in PACKAGES:
         module = importlib.import_module(package)
-        public = sorted(n for n in module.__all__ if n != "__version__")
+        public = sorted(n for n in getattr(module, "__all__", ()) if n != "__version__")
         names[package] = public
         for name in public:
             try:

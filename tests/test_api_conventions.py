@@ -56,8 +56,9 @@ METHOD_MEANS = {
     "rank_posteriors": "the paired-mean procedure (t or bootstrap-t)",
 }
 
-#: Parameter names that are not snake_case on purpose: scikit-learn's feature matrix.
-NOT_SNAKE_CASE = {"X"}
+#: Parameter names that are not snake_case on purpose: scikit-learn's feature matrix, and the
+#: weight matrix B of the Gaussian-Bernoulli RBM in the notation of Liu et al. (2016).
+NOT_SNAKE_CASE = {"X", "B"}
 
 SNAKE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
 KEBAB_OPTION = re.compile(r"--[a-z0-9]+(-[a-z0-9]+)*|-[a-zA-Z]")
