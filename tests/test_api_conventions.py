@@ -57,7 +57,7 @@ METHOD_MEANS = {
 }
 
 #: Parameter names that are not snake_case on purpose: scikit-learn's feature matrix, and the
-#: weight matrix B of the Gaussian-Bernoulli RBM in the notation of Liu et al. (2016).
+#: interaction matrix B of the Gaussian-Bernoulli RBM, as kgof names it.
 NOT_SNAKE_CASE = {"X", "B"}
 
 SNAKE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
