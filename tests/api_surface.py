@@ -2,7 +2,8 @@
 
 The snapshot lists the names in ``modelcompare.__all__`` and in each public subpackage's
 ``__all__``; each callable's parameters (name, kind and the ``repr`` of its default); each public
-class's constructor, methods and properties; and each command-line command with its option names.
+class's constructor, methods and properties; each command-line command with its option names; and
+the JSON keys and ``"test"`` name of each result of the example calls in ``test_public_api.py``.
 ``tests/test_api_surface.py`` fails when something in the snapshot has gone without an old
 spelling that still works with a ``FutureWarning``.
 
@@ -134,8 +135,23 @@ def cli_surface(*, include_hidden: bool = False) -> dict[str, list[str]]:
     return out
 
 
+def json_surface() -> dict[str, dict[str, Any]]:
+    """``{function: {"test": name, "keys": sorted top-level keys}}`` of each result's ``to_dict()``.
+
+    The results are those of the small example calls of ``tests/test_public_api.py``: the keys
+    of the JSON a result writes, and its ``"test"`` name, are API too.
+    """
+    from tests.test_public_api import CALLS
+
+    out: dict[str, dict[str, Any]] = {}
+    for name, call in sorted(CALLS.items()):
+        data = call().to_dict()
+        out[name] = {"test": data.get("test"), "keys": sorted(data)}
+    return out
+
+
 def surface() -> dict[str, Any]:
-    """The whole public surface: ``{"names", "objects", "cli"}``."""
+    """The whole public surface: ``{"names", "objects", "cli", "json"}``."""
     names: dict[str, list[str]] = {}
     objects: dict[str, Any] = {}
     for package in PACKAGES:
@@ -148,7 +164,7 @@ def surface() -> dict[str, Any]:
             except ImportError:  # an optional dependency is missing: record the name only
                 continue
             objects[f"{package}.{name}"] = object_entry(obj)
-    return {"names": names, "objects": objects, "cli": cli_surface()}
+    return {"names": names, "objects": objects, "cli": cli_surface(), "json": json_surface()}
 
 
 def main(argv: list[str] | None = None) -> int:

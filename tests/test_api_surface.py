@@ -4,7 +4,8 @@ A public name, parameter, method, property or command-line option in ``tests/dat
 that is gone now must keep its old spelling, still accepted with a ``FutureWarning``: an old name
 through the package's ``__getattr__``, an old keyword through ``renamed_parameters`` (which records
 it in ``__renamed_parameters__``), a parameter made keyword-only through ``positional_to_keyword``
-(``__positional_to_keyword__``), an old option as a hidden option. Additions are fine; the
+(``__positional_to_keyword__``), an old option as a hidden option; a result's JSON keys and
+``"test"`` name never change. Additions are fine; the
 snapshot is refreshed with ``PYTHONPATH=src python -m tests.api_surface --update``.
 """
 
@@ -75,7 +76,7 @@ def _parameter_breaks(where: str, obj: Any, old: list[str] | None) -> list[str]:
 
 def test_the_snapshot_is_readable_and_current_code_produces_one() -> None:
     snap = _snapshot()
-    assert set(snap) == {"names", "objects", "cli"}
+    assert set(snap) == {"names", "objects", "cli", "json"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         now = surface()
@@ -127,6 +128,25 @@ def test_no_command_or_option_disappears_without_a_hidden_alias() -> None:
             breaks.append(f"`{command}`: command removed")
             continue
         breaks += [f"`{command} {o}`: option removed" for o in options if o not in now[command]]
+    assert not breaks, _message(breaks)
+
+
+def test_no_json_key_or_test_name_changes() -> None:
+    """A result's JSON keys and ``"test"`` name stay (a renamed field keeps its JSON key)."""
+    from tests.api_surface import json_surface
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        now = json_surface()
+    breaks = []
+    for name, old in _snapshot()["json"].items():
+        if name not in now:
+            continue  # the function's own removal is reported by the names test
+        if now[name]["test"] != old["test"]:
+            breaks.append(f'{name}: "test" changed from {old["test"]!r} to {now[name]["test"]!r}')
+        gone = sorted(set(old["keys"]) - set(now[name]["keys"]))
+        if gone:
+            breaks.append(f"{name}: JSON keys removed: {gone}")
     assert not breaks, _message(breaks)
 
 
