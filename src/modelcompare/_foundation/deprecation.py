@@ -95,7 +95,12 @@ def renamed_parameters(**old_to_new: str) -> Callable[[F], F]:
                     kwargs[new] = kwargs.pop(old)
             return func(*args, **kwargs)
 
-        wrapper.__renamed_parameters__ = dict(old_to_new)  # type: ignore[attr-defined]
+        # Recorded for the API-break check, which accepts a parameter's removal only when its old
+        # spelling is still accepted here (stacked decorators merge their records).
+        wrapper.__renamed_parameters__ = {  # type: ignore[attr-defined]
+            **getattr(func, "__renamed_parameters__", {}),
+            **old_to_new,
+        }
         return wrapper  # type: ignore[return-value]
 
     return decorate
@@ -225,6 +230,8 @@ def positional_to_keyword(*names: str, n_positional: int) -> Callable[[F], F]:
                     kwargs[name] = value
             return func(*args[:n_positional], **kwargs)
 
+        # Recorded for the API-break check: these keyword-only parameters may still be positional.
+        wrapper.__positional_to_keyword__ = names  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]
 
     return decorate

@@ -65,4 +65,10 @@ def accepts_legacy_optimizer_arguments(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         return func(*args, **_translate(kwargs))
 
+    # Recorded for the API-break check: the old keywords this wrapper still accepts.
+    wrapper.__renamed_parameters__ = {  # type: ignore[attr-defined]
+        "optimize": "optimizer",
+        "preset": "optimizer",
+        **dict.fromkeys(_OPTIMIZER_FIELDS, "optimizer"),
+    }
     return wrapper  # type: ignore[return-value]
