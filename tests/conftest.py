@@ -18,6 +18,11 @@ def _cuda_available() -> bool:
     return bool(torch.cuda.is_available())
 
 
+#: Scripts the tests run as data (``tests/data/compat_0_1.py`` is written against old spellings and
+#: warns on import): not test modules, and not to be imported by ``--doctest-modules``.
+collect_ignore_glob = ["data/*.py"]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     skip_gpu = pytest.mark.skip(reason="needs a CUDA device")
     skip_torch = pytest.mark.skip(reason="needs torch")

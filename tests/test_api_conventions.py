@@ -18,7 +18,10 @@ import pytest
 from tests.api_surface import PACKAGES, cli_surface
 
 #: Public classes with a p-value that are not results of their own: a row of a report's table.
-NOT_RESULTS_WITH_PVALUE = {"CheckOutcome"}
+NOT_RESULTS_WITH_PVALUE = {
+    "CheckOutcome",  # a row of a report's table
+    "ModelComparisonReport",  # a report of several tests (the CV part's report, as in Demšar)
+}
 
 #: Functions that return a result with a p-value but do not end in ``_test``, and why.
 NOT_ENDING_IN_TEST = {
@@ -30,6 +33,8 @@ NOT_ENDING_IN_TEST = {
     "sbc_log_gamma": "the statistic of Säilynoja et al.",
     "hpd_coverage": "runs the flow (its arrays twin is hpd_coverage_test)",
     "corrected_ttest": "the test's own name (Nadeau & Bengio's corrected t-test)",
+    "paired_ttest_5x2cv": "Dietterich's test under mlxtend's name",
+    "combined_ftest_5x2cv": "Alpaydın's test under mlxtend's name",
     # the relative tests of Jitkrittum et al. 2018 and Bounliphone et al. 2016
     "rel_ume": "relative test family",
     "rel_fssd": "relative test family",
@@ -43,6 +48,8 @@ NOT_ENDING_IN_TEST = {
     "compare_posteriors": "workflow",
     "rank_posteriors": "workflow",
     "calibration_findings": "workflow",
+    "compare_models_report": "workflow",
+    "compare_generators": "workflow",
 }
 
 #: The functions whose ``method`` chooses an algorithm (never a test statistic: that is
@@ -51,6 +58,8 @@ METHOD_MEANS = {
     "fid": "the matrix square root algorithm",
     "relative_fid": "the matrix square root algorithm",
     "rel_fid": "the matrix square root algorithm",
+    "fd": "the matrix square root algorithm",
+    "fd_infinity": "the matrix square root algorithm",
     "ecdf_band": "how the PIT band is built",
     "compare_posteriors": "the paired-mean procedure (t or bootstrap-t)",
     "rank_posteriors": "the paired-mean procedure (t or bootstrap-t)",

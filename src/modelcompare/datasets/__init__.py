@@ -255,7 +255,7 @@ def write_example_data(directory: str | os.PathLike[str] = DEFAULT_DIRECTORY) ->
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     written = write_example_data(tmp)
     >>> [path.name for path in written][:2]
-    ['categorical.npy', 'cv_scores.csv']
+    ['categorical.npy', 'cv_5x2.csv']
     """
     target = Path(directory)
     if target.exists() and not target.is_dir():

@@ -258,7 +258,7 @@ def compare_generators(
     Notes
     -----
     Rel-UME (Jitkrittum et al. 2018), Rel-MMD (Bounliphone et al. 2016), the relative KID (Rel-MMD
-    with KID's cubic kernel) and the relative FID block t-test each test H0 "this model is at
+    with KID's cubic kernel) and the relative FID jackknife each test H0 "this model is at
     least as close to the reference as the other" in both directions, so the table holds 8
     p-values, and each is multiplied by 8 (Bonferroni): the family-wise error of the whole table
     is at most α. FID and KID are scores, reported with KID's spread over subsets, never used for

@@ -76,9 +76,8 @@ def render(result: Any, alpha: float) -> str:
         values = result.criterion[rows_idx]
         uri = None
         if ref is not None and len(rows_idx):
-            caption = f"where {name} fits better" + (
-                "" if decided else " (not significant: no row of the table rejects for it)"
-            )
+            # short: the figure may be two images wide; the heading above it says why
+            caption = f"where {name} fits better" if decided else "not decided"
             uri = _figure(ref[rows_idx], caption, values)
         where.append(
             {
