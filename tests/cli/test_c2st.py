@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,8 +10,9 @@ from click.testing import CliRunner
 
 from modelcompare import __version__, c2st
 from modelcompare.cli import app
+from modelcompare.datasets import data_path
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "data"
+EXAMPLES = data_path("reference.npy").parent  # the example files shipped in the package
 REF = str(EXAMPLES / "reference.npy")
 SAMPLES = str(EXAMPLES / "samples.npy")
 

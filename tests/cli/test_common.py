@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,8 +16,9 @@ from click.testing import CliRunner
 from modelcompare._foundation import errors
 from modelcompare.cli import app
 from modelcompare.cli._exit import EXIT_BROKEN_PIPE
+from modelcompare.datasets import data_path
 
-EXAMPLE_CSV = str(Path(__file__).parents[2] / "examples" / "data" / "cv_scores.csv")
+EXAMPLE_CSV = str(data_path("cv_scores.csv"))
 
 BAD_FILES = {
     "missing": None,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,8 +11,9 @@ from click.testing import CliRunner
 
 from modelcompare import compare_models
 from modelcompare.cli import app
+from modelcompare.datasets import data_path
 
-EXAMPLE_CSV = str(Path(__file__).parents[2] / "examples" / "data" / "cv_scores.csv")
+EXAMPLE_CSV = str(data_path("cv_scores.csv"))
 
 
 @pytest.fixture

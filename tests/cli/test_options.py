@@ -23,9 +23,10 @@ from modelcompare.cli._options import (
     cli_names,
     library_correction,
 )
+from modelcompare.datasets import data_path
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "examples" / "data"
+DATA = data_path("reference.npy").parent  # the example files shipped in the package
 CLI = ROOT / "src" / "modelcompare" / "cli"
 CV = ["cv", str(DATA / "cv_scores.csv"), "--n-train", "90", "--n-test", "10"]
 

@@ -10,8 +10,9 @@ from click.testing import CliRunner
 
 import modelcompare as mc
 from modelcompare.cli import app
+from modelcompare.datasets import data_path
 
-DATA = Path(__file__).resolve().parents[2] / "examples" / "data"
+DATA = data_path("reference.npy").parent  # the example files shipped in the package
 
 
 def test_report_from_pit_values_and_x(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from itertools import combinations
-from pathlib import Path
 
 import baycomp
 import numpy as np
@@ -29,9 +28,10 @@ from modelcompare import (
     split_sizes,
 )
 from modelcompare.cli import app
+from modelcompare.datasets import data_path
 
 REL = 1e-12
-EXAMPLE_CSV = str(Path(__file__).parents[2] / "examples" / "data" / "cv_scores.csv")
+EXAMPLE_CSV = str(data_path("cv_scores.csv"))
 PUBLISHED_TABLE = [
     # model_1, model_2, t_stat, p_val, worse_prob, better_prob, rope_prob (as displayed)
     ("rbf", "linear", 0.750, 1.000, 0.068, 0.500, 0.432),
