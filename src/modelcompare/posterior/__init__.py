@@ -1,4 +1,20 @@
-"""Posterior diagnostics for normalising-flow posteriors (Linhart et al. 2022; Zhao et al. 2021)."""
+"""Posterior diagnostics for normalising-flow posteriors (Linhart et al. 2022; Zhao et al. 2021).
+
+The wing has one room per theme, each importing only the rooms below it:
+
+- ``_plots``: the figures of the checks below;
+- ``_local``: the tests at given observations x (local coverage, L-C2ST, local PIT independence),
+  their regressors and classifiers; they reuse the PIT and the level grid of global calibration;
+- ``_calibration``: the global checks over all calibration pairs (PIT uniformity, SBC, HPD,
+  TARP, global PIT independence, the posterior-draw metrics, misspecification) and the findings
+  that explain a failed SBC;
+- ``_flows``: the flow interface and the adapters of sbi, zuko and nflows estimators.
+
+:mod:`modelcompare.posterior.comparison`, the comparison of estimators by proper scores, stands
+apart: it needs only draws or log-densities and imports none of the diagnostics. It is public
+because the posterior report reaches it from outside the wing. Every public name lives here,
+and the rooms are private.
+"""
 
 from __future__ import annotations
 

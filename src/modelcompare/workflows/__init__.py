@@ -1,5 +1,6 @@
-"""Workflows that combine parts: the posterior validation report, comparisons of posterior
-estimators by proper scores, and the comparison of two generative models."""
+"""Workflows that combine parts: the posterior validation report and the comparison of two
+generative models. The comparison of posterior estimators by proper scores lives in
+:mod:`modelcompare.posterior.comparison` and is served here too."""
 
 from __future__ import annotations
 
