@@ -56,7 +56,7 @@ def test_batched_newton_reaches_scikit_learns_optimum(shape: tuple[int, int]) ->
 
 
 def test_chunks_change_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    from modelcompare.posterior import _quadratic_logistic as q
+    from modelcompare.posterior._local import _quadratic_logistic as q
 
     rng = np.random.default_rng(2)
     z = rng.standard_normal((2, 5, 200, 2))
