@@ -39,7 +39,7 @@ def speed() -> None:
     mc.compare_posteriors(a, b, theta, x, x_eval=x_eval, seed=0)
     total = time.perf_counter() - t0
     d = a.log_prob(theta, x) - b.log_prob(theta, x)
-    from modelcompare.workflows._local_mean import local_mean_test
+    from modelcompare.posterior.comparison._local_mean import local_mean_test
 
     t0 = time.perf_counter()
     local_mean_test(d, x, x_eval, n_neighbors=2155, alternative="two-sided")

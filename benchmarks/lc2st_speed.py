@@ -88,7 +88,7 @@ def linear_gaussian(m: int, d: int, seed: int = 0):
 def run_ours(flow, theta, x, x0, n_resamples: int, n_eval: int, seed: int, **kw):
     """``lc2st_nf`` with the default classifier; returns (seconds, p-values, mean epochs)."""
     from modelcompare import lc2st_nf
-    from modelcompare.posterior import _lc2st
+    from modelcompare.posterior._local import _lc2st
 
     epochs = []
     real = _lc2st.lc2st_statistics

@@ -31,7 +31,7 @@ import warnings
 import numpy as np
 
 from modelcompare import ConditionalGaussianModel, validate_posterior
-from modelcompare.posterior import _lc2st
+from modelcompare.posterior._local import _lc2st
 
 
 def _regional_bias(x: np.ndarray) -> np.ndarray:

@@ -3,7 +3,7 @@
 Before autosummary reads the sources, this extension writes (all ignored by git):
 
 - ``api/<part>.rst``: one page per part of the library, the part found from each public object's
-  ``__module__``, with an autosummary table of its functions and one of its classes; and one page
+  ``__module__`` (its public packages, as ``posterior.comparison``), with an autosummary table of its functions and one of its classes; and one page
   for the public modules ``modelcompare.kernels`` and ``modelcompare.densities``;
 - ``_api_toc.rst``: the toctree of those pages, included by ``api.rst``;
 - ``_api_results.rst``: a list of every result class with its kind, fields and methods, read from
@@ -29,6 +29,7 @@ PARTS = {
     "relative": "Relative fit",
     "posterior": "Posterior diagnostics",
     "workflows": "Posterior validation report",
+    "posterior.comparison": "Comparing posterior estimators",
     "categorical": "Categorical granularity",
     "cv": "Cross-validated comparison",
     "experiments": "Scale-out",
@@ -47,9 +48,18 @@ HEADER = ".. Written by docs/_ext/api_tables.py at each build; do not edit.\n\n"
 
 
 def _part(obj: Any) -> str:
+    """The public package below ``modelcompare`` that holds ``obj`` (``posterior``,
+    ``posterior.comparison``), or the private one directly below it (``_foundation``)."""
     module = getattr(obj, "__module__", "") or ""
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[0] == "modelcompare" else module
+    if len(parts) < 2 or parts[0] != "modelcompare":
+        return module
+    public = [parts[1]]
+    for segment in parts[2:]:
+        if public[0].startswith("_") or segment.startswith("_"):
+            break
+        public.append(segment)
+    return ".".join(public)
 
 
 def _kind(cls: type) -> str | None:
@@ -127,7 +137,7 @@ def write_pages(srcdir: Path) -> list[str]:
         ]
         lines += _table([n for n, o in objects if not inspect.isclass(o)], "Functions")
         lines += _table([n for n, o in objects if inspect.isclass(o)], "Classes")
-        name = part.lstrip("_")
+        name = part.lstrip("_").replace(".", "_")
         _write(srcdir / "api" / f"{name}.rst", lines)
         pages.append(f"api/{name}")
         results += [

@@ -205,7 +205,7 @@ if TYPE_CHECKING:
     )
 
     # comparing posterior estimators
-    from modelcompare.workflows import (
+    from modelcompare.posterior.comparison import (
         PosteriorComparisonResult,
         PosteriorRankingResult,
         compare_posteriors,

@@ -23,7 +23,7 @@ from modelcompare import (
     sbc_ranks,
 )
 from modelcompare.posterior import FINDING_KINDS, NEXT_STEPS
-from modelcompare.posterior._findings import _RankMoments
+from modelcompare.posterior._calibration._findings import _RankMoments
 
 S = 100
 CORRELATED = ConditionalGaussianModel(0.5 * np.array([[1.0, 0.8], [0.8, 1.0]]))

@@ -11,8 +11,8 @@ from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
 from modelcompare import ConditionalGaussianModel, lc2st_nf
 from modelcompare._foundation.mlp import native as _native
-from modelcompare.posterior import _lc2st
-from modelcompare.posterior._lc2st_engine import lc2st_statistics
+from modelcompare.posterior._local import _lc2st
+from modelcompare.posterior._local._lc2st_engine import lc2st_statistics
 
 MODEL = ConditionalGaussianModel(0.5 * np.array([[1.0, 0.8], [0.8, 1.0]]))
 X0 = np.array([[0.0, 0.0]])

@@ -10,7 +10,10 @@ from sklearn.preprocessing import PolynomialFeatures, StandardScaler
 
 from modelcompare import ConditionalGaussianModel
 from modelcompare.posterior import lc2st_nf
-from modelcompare.posterior._quadratic_logistic import quadratic_features, quadratic_statistics
+from modelcompare.posterior._local._quadratic_logistic import (
+    quadratic_features,
+    quadratic_statistics,
+)
 
 MODEL = ConditionalGaussianModel(0.5 * np.array([[1.0, 0.8], [0.8, 1.0]]))
 X0 = np.array([[-1.0, -1.0], [0.0, 0.0], [1.5, 1.5]])
@@ -53,7 +56,7 @@ def test_batched_newton_reaches_scikit_learns_optimum(shape: tuple[int, int]) ->
 
 
 def test_chunks_change_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    from modelcompare.posterior import _quadratic_logistic as q
+    from modelcompare.posterior._local import _quadratic_logistic as q
 
     rng = np.random.default_rng(2)
     z = rng.standard_normal((2, 5, 200, 2))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import modelcompare as mc
-from modelcompare.workflows._posterior_scores import energy_from_draws
+from modelcompare.posterior.comparison._posterior_scores import energy_from_draws
 
 MODEL = mc.ConditionalGaussianModel(noise_cov=np.eye(2))
 

@@ -104,7 +104,7 @@ def test_size_energy_rule(pair: str) -> None:
 
 def test_plug_in_energy_score_would_break_size() -> None:
     """The plug-in second term (÷ 2S²) biases the comparison; the U-statistic (÷ 2S(S−1)) does not."""
-    from modelcompare.workflows._posterior_scores import energy_from_draws
+    from modelcompare.posterior.comparison._posterior_scores import energy_from_draws
 
     theta, _x = simulate(20_000, seed=3)
     x = _x

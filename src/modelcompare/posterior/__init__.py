@@ -1,4 +1,20 @@
-"""Posterior diagnostics for normalising-flow posteriors (Linhart et al. 2022; Zhao et al. 2021)."""
+"""Posterior diagnostics for normalising-flow posteriors (Linhart et al. 2022; Zhao et al. 2021).
+
+The wing has one room per theme, each importing only the rooms below it:
+
+- ``_plots``: the figures of the checks below;
+- ``_local``: the tests at given observations x (local coverage, L-C2ST, local PIT independence),
+  their regressors and classifiers; they reuse the PIT and the level grid of global calibration;
+- ``_calibration``: the global checks over all calibration pairs (PIT uniformity, SBC, HPD,
+  TARP, global PIT independence, the posterior-draw metrics, misspecification) and the findings
+  that explain a failed SBC;
+- ``_flows``: the flow interface and the adapters of sbi, zuko and nflows estimators.
+
+:mod:`modelcompare.posterior.comparison`, the comparison of estimators by proper scores, stands
+apart: it needs only draws or log-densities and imports none of the diagnostics. It is public
+because the posterior report reaches it from outside the wing. Every public name lives here,
+and the rooms are private.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +25,44 @@ from modelcompare._lazy import attach
 # Each name is imported from its module on first use (scientific-python SPEC 1), so that reading
 # a constant (the command line's choices) loads none of the heavy dependencies.
 if TYPE_CHECKING:
-    from modelcompare.posterior._adapters import (
+    from modelcompare.posterior._calibration._findings import (
+        FINDING_KINDS,
+        NEXT_STEPS,
+        CalibrationFindingsResult,
+        calibration_findings,
+    )
+    from modelcompare.posterior._calibration._global import (
+        GlobalCoverageResult,
+        ecdf_band,
+        global_coverage_test,
+        level_grid,
+    )
+    from modelcompare.posterior._calibration._hpd import (
+        HPDCoverageResult,
+        hpd_coverage,
+        hpd_coverage_test,
+    )
+    from modelcompare.posterior._calibration._metrics import (
+        CalibrationErrorResult,
+        ParameterRecoveryResult,
+        PosteriorContractionResult,
+        calibration_error,
+        parameter_recovery,
+        posterior_contraction,
+    )
+    from modelcompare.posterior._calibration._misspecification import (
+        MisspecificationResult,
+        misspecification_test,
+    )
+    from modelcompare.posterior._calibration._pit import pit
+    from modelcompare.posterior._calibration._pit_independence import (
+        IndependenceResult,
+        pit_independence_test,
+    )
+    from modelcompare.posterior._calibration._sbc import SBCResult, sbc, sbc_ranks, sbc_test
+    from modelcompare.posterior._calibration._sbc_ecdf import SBCLogGammaResult, sbc_log_gamma
+    from modelcompare.posterior._calibration._tarp import TARPResult, tarp
+    from modelcompare.posterior._flows._adapters import (
         NflowsFlow,
         SbiFlow,
         ZukoFlow,
@@ -18,39 +71,15 @@ if TYPE_CHECKING:
         as_flow,
         is_estimator,
     )
-    from modelcompare.posterior._calibration_plots import (
-        plot_pit_correlations,
-        plot_sbc,
-        plot_tarp,
-    )
-    from modelcompare.posterior._findings import (
-        FINDING_KINDS,
-        NEXT_STEPS,
-        CalibrationFindingsResult,
-        calibration_findings,
-    )
-    from modelcompare.posterior._flows import (
+    from modelcompare.posterior._flows._flows import (
         AffineGaussianFlow,
         ConditionalFlow,
         ConditionalGaussianModel,
         FlowCheckResult,
         check_flow,
     )
-    from modelcompare.posterior._global import (
-        GlobalCoverageResult,
-        ecdf_band,
-        global_coverage_test,
-        level_grid,
-    )
-    from modelcompare.posterior._hpd import HPDCoverageResult, hpd_coverage, hpd_coverage_test
-    from modelcompare.posterior._independence import (
-        IndependenceResult,
-        LocalIndependenceResult,
-        local_independence_test,
-        pit_independence_test,
-    )
-    from modelcompare.posterior._lc2st import LC2STResult, lc2st_nf
-    from modelcompare.posterior._lct import (
+    from modelcompare.posterior._local._lc2st import LC2STResult, lc2st_nf
+    from modelcompare.posterior._local._lct import (
         AmortizedRegressor,
         LocalCoverageResult,
         NearestNeighborRegressor,
@@ -60,33 +89,26 @@ if TYPE_CHECKING:
         local_coverage_test,
         max_null_resamples,
     )
-    from modelcompare.posterior._metrics import (
-        CalibrationErrorResult,
-        ParameterRecoveryResult,
-        PosteriorContractionResult,
-        calibration_error,
-        parameter_recovery,
-        posterior_contraction,
+    from modelcompare.posterior._local._local_independence import (
+        LocalIndependenceResult,
+        local_independence_test,
     )
-    from modelcompare.posterior._misspecification import (
-        MisspecificationResult,
-        misspecification_test,
-    )
-    from modelcompare.posterior._names import (
+    from modelcompare.posterior._local._names import (
         INDEPENDENCE_REGRESSORS,
         LC2ST_CLASSIFIERS,
         REGRESSORS,
     )
-    from modelcompare.posterior._pit import pit
-    from modelcompare.posterior._plots import (
+    from modelcompare.posterior._plots._calibration_plots import (
+        plot_pit_correlations,
+        plot_sbc,
+        plot_tarp,
+    )
+    from modelcompare.posterior._plots._plots import (
         plot_global_histograms,
         plot_global_pp,
         plot_local_pp,
         plot_local_statistics,
     )
-    from modelcompare.posterior._sbc import SBCResult, sbc, sbc_ranks, sbc_test
-    from modelcompare.posterior._sbc_ecdf import SBCLogGammaResult, sbc_log_gamma
-    from modelcompare.posterior._tarp import TARPResult, tarp
 
 __getattr__, __dir__, _public = attach(__name__, __file__)
 

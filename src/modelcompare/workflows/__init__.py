@@ -1,5 +1,6 @@
-"""Workflows that combine parts: the posterior validation report, comparisons of posterior
-estimators by proper scores, and the comparison of two generative models."""
+"""Workflows that combine parts: the posterior validation report and the comparison of two
+generative models. The comparison of posterior estimators by proper scores lives in
+:mod:`modelcompare.posterior.comparison` and is served here too."""
 
 from __future__ import annotations
 
@@ -10,22 +11,20 @@ from modelcompare._lazy import attach
 # Each name is imported from its module on first use (scientific-python SPEC 1), so that reading
 # a constant (the command line's choices) loads none of the heavy dependencies.
 if TYPE_CHECKING:
+    from modelcompare.posterior.comparison import (
+        PosteriorComparisonResult,
+        PosteriorRankingResult,
+        compare_posteriors,
+        plot_posterior_comparison,
+        plot_posterior_ranking,
+        rank_posteriors,
+    )
     from modelcompare.workflows._checks import check_names
     from modelcompare.workflows._compare_generators import (
         GeneratorComparisonResult,
         compare_generators,
     )
-    from modelcompare.workflows._compare_posteriors import (
-        PosteriorComparisonResult,
-        compare_posteriors,
-        plot_posterior_comparison,
-    )
     from modelcompare.workflows._from_arrays import report_from_arrays
-    from modelcompare.workflows._rank_posteriors import (
-        PosteriorRankingResult,
-        plot_posterior_ranking,
-        rank_posteriors,
-    )
     from modelcompare.workflows._report import CheckOutcome, PosteriorValidationResult
     from modelcompare.workflows._validate import ReferenceC2STResult, validate_posterior
 

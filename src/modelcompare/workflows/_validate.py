@@ -20,6 +20,7 @@ from modelcompare._foundation.validation import (
     check_samples,
 )
 from modelcompare.posterior import adapt_flow, is_estimator, pit
+from modelcompare.posterior.comparison import check_log_density
 from modelcompare.workflows._build import build_report
 from modelcompare.workflows._checks import REGISTRY, ReportInputs, check_names, select
 from modelcompare.workflows._checks._figures import check_parameter_names
@@ -33,7 +34,6 @@ from modelcompare.workflows._inputs import (
     regressor_name,
 )
 from modelcompare.workflows._planning import MIN_RESAMPLES
-from modelcompare.workflows._posterior_scores import check_log_density
 from modelcompare.workflows._reference_c2st import ReferenceC2STResult, check_reference
 from modelcompare.workflows._report import PosteriorValidationResult
 
@@ -373,7 +373,7 @@ def validate_posterior(
         )
     if compare_with is None:
         return report
-    from modelcompare.workflows._compare_posteriors import compare_posteriors
+    from modelcompare.posterior.comparison import compare_posteriors
 
     # a stream of its own, keyed by the report's seed, so that the checks do not depend on it
     child = None if report.seed_used is None else np.random.SeedSequence([report.seed_used, 1])

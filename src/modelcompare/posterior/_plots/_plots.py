@@ -20,8 +20,8 @@ from modelcompare._foundation.plotting import (
 )
 from modelcompare._foundation.results import check_alpha
 from modelcompare._foundation.validation import check_choice, check_int, check_vector
-from modelcompare.posterior._global import GlobalCoverageResult
-from modelcompare.posterior._lct import LocalCoverageResult
+from modelcompare.posterior._calibration._global import GlobalCoverageResult
+from modelcompare.posterior._local._lct import LocalCoverageResult
 
 __all__ = ["plot_global_histograms", "plot_global_pp", "plot_local_pp", "plot_local_statistics"]
 

@@ -11,16 +11,16 @@ import numpy as np
 
 from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.plotting import check_result_type, new_axes
+from modelcompare._foundation.pvalues import adjust_pvalues
 from modelcompare._foundation.results import CollectionTestResult, check_alpha, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed, spawn
 from modelcompare._foundation.validation import check_fraction, check_n_jobs
-from modelcompare.cv import adjust_pvalues
-from modelcompare.workflows._compare_posteriors import (
+from modelcompare.posterior.comparison._compare_posteriors import (
     check_estimators_iv,
     check_sizes_iv,
     posterior_scores,
 )
-from modelcompare.workflows._local_mean import mean_interval, paired_mean_test
+from modelcompare.posterior.comparison._local_mean import mean_interval, paired_mean_test
 
 __all__ = ["PosteriorRankingResult", "plot_posterior_ranking", "rank_posteriors"]
 

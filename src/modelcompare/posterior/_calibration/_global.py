@@ -21,7 +21,7 @@ from modelcompare._foundation.validation import (
     check_int,
     check_nonempty,
 )
-from modelcompare.posterior._pit import check_pit_values
+from modelcompare.posterior._calibration._pit import check_pit_values
 
 __all__ = [
     "GlobalCoverageResult",

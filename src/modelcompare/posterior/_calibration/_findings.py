@@ -23,8 +23,8 @@ from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.pvalues import adjust_pvalues, check_correction, familywise_pvalue
 from modelcompare._foundation.results import CollectionTestResult, check_alpha, result_class
 from modelcompare._foundation.validation import check_int, check_samples
-from modelcompare.posterior._independence import pit_independence_test
-from modelcompare.posterior._pit import check_pit_values
+from modelcompare.posterior._calibration._pit import check_pit_values
+from modelcompare.posterior._calibration._pit_independence import pit_independence_test
 
 __all__ = [
     "FINDING_COLUMNS",

@@ -33,22 +33,22 @@ from modelcompare._foundation.validation import (
     check_same_width,
     check_samples,
 )
-from modelcompare.posterior._flows import check_pairs, latents, require_latent
-from modelcompare.posterior._lc2st_engine import (
+from modelcompare.posterior._flows._flows import check_pairs, latents, require_latent
+from modelcompare.posterior._local._lc2st_engine import (
     HIDDEN,
     MAX_EPOCHS,
     N_ITER_NO_CHANGE,
     lc2st_statistics,
 )
-from modelcompare.posterior._local_common import check_n_resamples, standardisation
-from modelcompare.posterior._names import LC2ST_CLASSIFIERS
-from modelcompare.posterior._quadratic_logistic import (
+from modelcompare.posterior._local._local_common import check_n_resamples, standardisation
+from modelcompare.posterior._local._names import LC2ST_CLASSIFIERS
+from modelcompare.posterior._local._quadratic_logistic import (
     QUADRATIC_CHUNK_BYTES,
     QUADRATIC_MAX_FEATURES,
     n_quadratic_features,
     quadratic_statistics,
 )
-from modelcompare.posterior._regressors import with_seed
+from modelcompare.posterior._local._regressors import with_seed
 
 __all__ = ["LC2STResult", "lc2st_nf"]
 

@@ -38,14 +38,14 @@ from modelcompare._foundation.validation import (
     check_same_width,
     check_samples,
 )
-from modelcompare.posterior._global import level_grid
-from modelcompare.posterior._local_common import (
+from modelcompare.posterior._calibration._global import level_grid
+from modelcompare.posterior._calibration._pit import check_pit_values
+from modelcompare.posterior._local._local_common import (
     check_n_resamples,
     standardisation,
     warn_resolution,
 )
-from modelcompare.posterior._pit import check_pit_values
-from modelcompare.posterior._regressors import (
+from modelcompare.posterior._local._regressors import (
     AmortizedRegressor,
     NearestNeighborRegressor,
     PerLevelRegressor,

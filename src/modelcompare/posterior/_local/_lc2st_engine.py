@@ -129,7 +129,7 @@ def lc2st_statistics(
     Examples
     --------
     >>> import numpy as np
-    >>> from modelcompare.posterior._lc2st_engine import lc2st_statistics
+    >>> from modelcompare.posterior._local._lc2st_engine import lc2st_statistics
     >>> rng = np.random.default_rng(0)
     >>> xs = rng.standard_normal((200, 2))
     >>> z = rng.standard_normal((200, 2))  # an exact flow's latent

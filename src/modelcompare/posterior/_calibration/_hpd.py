@@ -21,10 +21,10 @@ from modelcompare._foundation.validation import (
     check_samples,
     check_vector,
 )
-from modelcompare.posterior._adapters import adapt_sampler
-from modelcompare.posterior._global import level_grid
-from modelcompare.posterior._sbc import draw_posterior
-from modelcompare.posterior._tarp import area_to_curve
+from modelcompare.posterior._calibration._global import level_grid
+from modelcompare.posterior._calibration._sbc import draw_posterior
+from modelcompare.posterior._calibration._tarp import area_to_curve
+from modelcompare.posterior._flows._adapters import adapt_sampler
 
 __all__ = ["HPDCoverageResult", "hpd_coverage", "hpd_coverage_test"]
 

@@ -16,8 +16,8 @@ from modelcompare._foundation.resources import check_memory, estimate_array_byte
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import check_bool, check_choice, check_int, check_samples
-from modelcompare.posterior._flows import check_pairs
-from modelcompare.posterior._sbc import draw_posterior
+from modelcompare.posterior._calibration._sbc import draw_posterior
+from modelcompare.posterior._flows._flows import check_pairs
 
 __all__ = ["TARPResult", "area_to_curve", "tarp"]
 

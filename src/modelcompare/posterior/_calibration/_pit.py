@@ -8,7 +8,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from modelcompare._foundation.validation import check_int, check_same_rows, check_samples
-from modelcompare.posterior._flows import latents, require_latent
+from modelcompare.posterior._flows._flows import latents, require_latent
 
 __all__ = ["check_pit_values", "pit"]
 

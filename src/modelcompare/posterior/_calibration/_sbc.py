@@ -14,8 +14,8 @@ from modelcompare._foundation.resources import check_memory, estimate_array_byte
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.validation import check_choice, check_int, check_samples
-from modelcompare.posterior._adapters import adapt_sampler
-from modelcompare.posterior._flows import check_flow_width, check_pairs
+from modelcompare.posterior._flows._adapters import adapt_sampler
+from modelcompare.posterior._flows._flows import check_flow_width, check_pairs
 
 __all__ = ["SBCResult", "draw_posterior", "sbc", "sbc_ranks", "sbc_test"]
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from modelcompare._foundation.errors import DegenerateDataWarning
 from modelcompare._foundation.plotting import check_result_type, new_axes
+from modelcompare._foundation.pvalues import adjust_pvalues
 from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import (
     ConfidenceInterval,
@@ -31,14 +32,13 @@ from modelcompare._foundation.validation import (
     check_same_width,
     check_samples,
 )
-from modelcompare.cv import adjust_pvalues
-from modelcompare.workflows._local_mean import (
+from modelcompare.posterior.comparison._local_mean import (
     MeanTest,
     local_mean_test,
     mean_interval,
     paired_mean_test,
 )
-from modelcompare.workflows._posterior_scores import (
+from modelcompare.posterior.comparison._posterior_scores import (
     calibration_scale,
     energy_scores,
     log_scores,

@@ -21,7 +21,7 @@ from modelcompare._foundation.validation import (
     check_samples,
     check_vector,
 )
-from modelcompare.posterior._global import level_grid
+from modelcompare.posterior._calibration._global import level_grid
 
 __all__ = [
     "CalibrationErrorResult",

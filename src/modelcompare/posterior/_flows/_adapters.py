@@ -21,7 +21,7 @@ from scipy.special import log_ndtr, logsumexp, ndtri_exp
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.torch_support import import_torch
 from modelcompare._foundation.validation import check_int, check_samples
-from modelcompare.posterior._flows import check_pairs
+from modelcompare.posterior._flows._flows import check_pairs
 
 __all__ = [
     "NflowsFlow",

@@ -8,10 +8,10 @@ import numpy as np
 
 from modelcompare._foundation.plotting import check_labels, check_result_type, new_axes
 from modelcompare._foundation.validation import check_choice, check_fraction
-from modelcompare.posterior._independence import IndependenceResult
-from modelcompare.posterior._pit import check_pit_values
-from modelcompare.posterior._sbc import SBCResult
-from modelcompare.posterior._tarp import TARPResult
+from modelcompare.posterior._calibration._pit import check_pit_values
+from modelcompare.posterior._calibration._pit_independence import IndependenceResult
+from modelcompare.posterior._calibration._sbc import SBCResult
+from modelcompare.posterior._calibration._tarp import TARPResult
 
 __all__ = ["plot_pit_correlations", "plot_sbc", "plot_tarp"]
 

@@ -15,7 +15,7 @@ from sklearn.base import clone
 
 from modelcompare._foundation.threads import thread_limits
 from modelcompare._foundation.validation import check_bool, check_choice, check_int
-from modelcompare.posterior._names import REGRESSORS
+from modelcompare.posterior._local._names import REGRESSORS
 
 __all__ = [
     "AmortizedRegressor",

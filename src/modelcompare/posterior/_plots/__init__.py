@@ -1,0 +1,1 @@
+"""Figures of the global calibration checks and of the local tests (matplotlib imported lazily)."""
