@@ -12,6 +12,7 @@ from modelcompare._foundation.results import TestResult, result_class
 from modelcompare.workflows import _checks
 from modelcompare.workflows._build import build_report
 from modelcompare.workflows._checks import REGISTRY, Check, ReportInputs
+from modelcompare.workflows._findings import NO_FINDING
 from modelcompare.workflows._report_page import render_html
 
 pytest.importorskip("jinja2")
@@ -47,6 +48,8 @@ def test_the_page_extends_the_base_layout_with_its_own_style(monkeypatch):
     assert "<footer><b>Reproducibility.</b>" in page
     assert '<section id="odd"><h2>odd</h2>' in page
     assert '<div class="verdict fail">' in page
+    # a rejecting check without findings: the page says none names what is wrong
+    assert f'<section id="findings"><h2>findings</h2><p>{NO_FINDING}</p></section>' in page
 
 
 def test_every_value_is_escaped(monkeypatch):

@@ -18,6 +18,7 @@ from modelcompare.workflows._checks._local_findings import point_pvalues
 __all__ = [
     "COLUMNS",
     "FOLLOW_UPS",
+    "NO_FINDING",
     "ReportFindings",
     "findings_paragraph",
     "point_pvalues",
@@ -26,6 +27,12 @@ __all__ = [
 
 #: The columns of the findings table, those of ``calibration_findings(...).table``.
 COLUMNS = FINDING_COLUMNS
+
+#: What a report says when some check rejects but no finding names what is wrong.
+NO_FINDING = (
+    "No specific finding names what is wrong (the findings read SBC ranks, PIT values and the "
+    "local checks); look at the figures of the rejecting checks."
+)
 
 
 @dataclass(frozen=True)
@@ -76,9 +83,4 @@ def report_findings(report: Any, alpha: float) -> ReportFindings:
 def findings_paragraph(report: Any, alpha: float) -> str:
     """The findings in words, or why there is none to name (the summary's second part)."""
     lines = report_findings(report, alpha).sentences()
-    if not lines:
-        return (
-            "No specific finding names what is wrong (the findings read SBC ranks, PIT values and "
-            "the local checks); look at the figures of the rejecting checks."
-        )
-    return "Findings: " + " ".join(lines)
+    return "Findings: " + " ".join(lines) if lines else NO_FINDING

@@ -16,6 +16,7 @@ import numpy as np
 
 from modelcompare._foundation.html import figure_uri, render_page
 from modelcompare._foundation.results import to_builtin
+from modelcompare.workflows._findings import NO_FINDING, report_findings
 from modelcompare.workflows._report_text import comparison_sentence, nan_to_none
 
 __all__ = ["render_html"]
@@ -49,6 +50,7 @@ def render_html(report: Any, *, alpha: float) -> str:
         floors=any(columns.bound.values()),
         not_run=report.not_run(),
         findings=_findings(report, alpha, failed),
+        no_finding=NO_FINDING,
         points=_points(report),
         warnings=list(report.warnings),
         sections=[_section(o, report, alpha, columns.own) for o in ran],
@@ -153,8 +155,6 @@ def _findings(report: Any, alpha: float, failed: set[str]) -> list[str] | None:
     """What is wrong and what to do, one line a finding; None when every check passes."""
     if not failed:
         return None
-    from modelcompare.workflows._findings import report_findings
-
     return report_findings(report, alpha).sentences()
 
 
