@@ -101,6 +101,16 @@ def test_the_wheel_ships_the_example_data(wheel: Path) -> None:
     assert not any("__pycache__" in n for n in names)
 
 
+def test_the_wheel_ships_the_page_templates(wheel: Path) -> None:
+    from modelcompare._foundation.html import TEMPLATES
+
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    templates = {f"modelcompare/_foundation/templates/{p.name}" for p in TEMPLATES.glob("*.html")}
+    assert {"base.html", "posterior_report.html"} <= {t.rsplit("/", 1)[-1] for t in templates}
+    assert templates <= names
+
+
 def test_the_metadata_has_the_project_urls(wheel: Path) -> None:
     metadata = _metadata(wheel)
     urls = dict(value.split(", ", 1) for value in metadata.get_all("Project-URL"))

@@ -1,8 +1,9 @@
 """The registry of the report's checks: every check everywhere by name, streams keyed by name,
-scores outside the verdict."""
+scores outside the verdict, findings carried by the checks."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import warnings
 from pathlib import Path
@@ -13,8 +14,17 @@ import pytest
 import modelcompare as mc
 from modelcompare._foundation.results import TestResult, result_class
 from modelcompare.cli._report import CHECK_NAMES
+from modelcompare.workflows import _checks, _findings
 from modelcompare.workflows._build import build_report
-from modelcompare.workflows._checks import NEEDS, REGISTRY, Check, ReportInputs, check_names
+from modelcompare.workflows._checks import (
+    NEEDS,
+    REGISTRY,
+    Check,
+    CheckFindings,
+    FindingsContext,
+    ReportInputs,
+    check_names,
+)
 
 
 @result_class
@@ -176,3 +186,72 @@ def test_every_registered_check_is_in_the_table_the_json_and_the_html(
         assert f'<a href="#{name}">{name}</a>' in page
     for name in names:
         assert name in CHECK_NAMES
+
+
+_ROW = {
+    "check": "drift",
+    "kind": "shift",
+    "parameter": "θ₁",
+    "where": "marginal",
+    "direction": "above",
+    "size": "0.5",
+    "evidence": "p = 0.001 (the drift test)",
+}
+
+
+def _drift_findings(context: FindingsContext) -> CheckFindings | None:
+    """The findings of the new check: one shift, only where the table rejects it."""
+    if context.outcome.name not in context.failed:
+        return None
+    return CheckFindings(rows=[_ROW], lines=("θ₁: the posterior drifts. Next: retrain.",))
+
+
+#: A new check, findings included, in one place (its module, in the library).
+_DRIFT = Check(
+    name="drift",
+    tests="the posterior does not drift",
+    reading="Read the drift.",
+    needs=(),
+    run=lambda inputs, rng: _Draw(statistic=2.0, pvalue=0.001),
+    findings=_drift_findings,
+)
+
+
+def test_a_new_check_brings_its_findings_with_one_registry_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(_checks, "REGISTRY", (*REGISTRY, _DRIFT))  # the one registry line
+    assert "drift" in check_names()
+    report = build_report(ReportInputs(), checks=["drift"], seed=0)
+    assert report.failures() == ["drift"]
+    assert report.findings.to_dict("records") == [_ROW]
+    assert report.to_dict()["findings"] == [_ROW]
+    assert "Findings: θ₁: the posterior drifts. Next: retrain." in report.summary()
+    page = report.to_html(tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<li>θ₁: the posterior drifts. Next: retrain.</li>" in page
+    assert "Read the drift." in page
+    # a check the table does not reject has no findings
+    passing = Check(
+        name="drift",
+        tests="",
+        reading="",
+        needs=(),
+        run=lambda inputs, rng: _Draw(1.0, 0.5),
+        findings=_drift_findings,
+    )
+    monkeypatch.setattr(_checks, "REGISTRY", (*REGISTRY, passing))
+    assert build_report(ReportInputs(), checks=["drift"], seed=0).findings.empty
+
+
+def test_the_findings_name_no_check() -> None:
+    source = inspect.getsource(_findings)
+    assert not [c.name for c in REGISTRY if f'"{c.name}"' in source or f"'{c.name}'" in source]
+    carriers = [c.name for c in REGISTRY if c.findings is not None]
+    assert carriers == [
+        "misspecification",
+        "sbc",
+        "global_coverage",
+        "local_coverage",
+        "local_independence",
+        "lc2st_nf",
+    ]

@@ -11,7 +11,7 @@ import pytest
 
 from modelcompare import ConditionalGaussianModel, validate_posterior
 from modelcompare.workflows import report_from_arrays
-from modelcompare.workflows._report import render_html
+from modelcompare.workflows._report_page import render_html
 
 pytest.importorskip("matplotlib")
 

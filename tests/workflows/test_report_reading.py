@@ -13,7 +13,7 @@ from modelcompare._foundation.errors import TooFewResamplesWarning
 from modelcompare.workflows import report_from_arrays
 from modelcompare.workflows._checks import lookup
 from modelcompare.workflows._checks._figures import call_draw, check_parameter_names
-from modelcompare.workflows._report import _context, render_html
+from modelcompare.workflows._report_page import _context, render_html
 
 pytest.importorskip("matplotlib")
 

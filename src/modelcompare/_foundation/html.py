@@ -1,8 +1,9 @@
 """HTML pages from the packaged Jinja2 templates, with autoescaping, and figures as data URIs.
 
 Every page extends ``templates/base.html`` (a self-contained layout: inline CSS, no scripts, no
-network); a page's template fills its blocks. Jinja2 is an optional dependency (the ``html``
-extra), imported only when a page is rendered.
+network); a page's template fills its blocks: ``content`` (below the title), and where it needs
+them ``style`` (the CSS) and ``footer``. Jinja2 is an optional dependency (the ``html`` extra),
+imported only when a page is rendered.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def render_page(template: str, **context: Any) -> str:
     Parameters
     ----------
     template : str
-        File name under the package's ``templates`` folder, e.g. ``"compare_generators.html"``.
+        File name under the package's ``templates`` folder, e.g. ``"compare_generators.html"`` or
+        ``"posterior_report.html"``.
     **context
         The template's variables. Strings are escaped unless marked safe by the template.
 

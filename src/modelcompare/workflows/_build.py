@@ -12,7 +12,7 @@ import numpy as np
 
 from modelcompare._foundation.seeds import SeedLike, check_seed
 from modelcompare._foundation.task_seeds import task_seed
-from modelcompare.workflows._checks import REGISTRY, Check, ReportInputs, select
+from modelcompare.workflows._checks import Check, ReportInputs, select
 from modelcompare.workflows._checks._figures import check_parameter_names
 from modelcompare.workflows._planning import (
     AUTO_ALPHA,
@@ -54,7 +54,7 @@ def build_report(
     settings: dict[str, Any] | None = None,
     input_hash: str = "",
     progress: bool = False,
-    registry: Sequence[Check] = REGISTRY,
+    registry: Sequence[Check] | None = None,
 ) -> PosteriorValidationResult:
     """Run the selected checks of ``registry`` on ``inputs``; one :class:`PosteriorValidationResult`.
 
@@ -91,7 +91,7 @@ def _build(
     settings: dict[str, Any] | None,
     input_hash: str,
     progress: bool,
-    registry: Sequence[Check],
+    registry: Sequence[Check] | None,
 ) -> PosteriorValidationResult:
     selected = select(checks, registry)
     reasons = {c.name: c.skip_reason(inputs) for c in selected}

@@ -1,10 +1,10 @@
-"""The posterior validation report: a table of checks, a verdict, and a self-contained HTML page."""
+"""The posterior validation report: a table of checks, a verdict, and a self-contained HTML page.
+
+The page comes from a packaged template (:mod:`modelcompare.workflows._report_page`).
+"""
 
 from __future__ import annotations
 
-import base64
-import html
-import io
 import json
 import math
 import warnings
@@ -18,6 +18,7 @@ from modelcompare._foundation.pvalues import holm_adjust
 from modelcompare._foundation.results import Result, check_alpha, result_class, to_builtin
 from modelcompare._foundation.validation import check_bool, check_output_path
 from modelcompare.workflows._checks._figures import observation_label
+from modelcompare.workflows._report_text import comparison_sentence, nan_to_none
 
 __all__ = ["CheckOutcome", "PosteriorValidationResult"]
 
@@ -425,7 +426,7 @@ class PosteriorValidationResult(Result):
         path = check_output_path(path, "path")
         include_arrays = check_bool(include_arrays, "include_arrays")
         text = json.dumps(
-            _nan_to_none(self.to_dict(include_arrays=include_arrays)), indent=1, ensure_ascii=False
+            nan_to_none(self.to_dict(include_arrays=include_arrays)), indent=1, ensure_ascii=False
         )
         path.write_text(text + "\n", encoding="utf-8")
         return path
@@ -434,8 +435,11 @@ class PosteriorValidationResult(Result):
         """Write one self-contained HTML page (figures inline, no network resources).
 
         ``alpha`` defaults to the report's own level (:attr:`alpha`); another level is stated
-        on the page.
+        on the page. The page comes from a template packaged with the library; rendering it
+        needs Jinja2 (the ``html`` extra), and raises ``MissingDependencyError`` without it.
         """
+        from modelcompare.workflows._report_page import render_html
+
         path = check_output_path(path, "path")
         path.write_text(render_html(self, alpha=self._level(alpha)), encoding="utf-8")
         return path
@@ -453,287 +457,4 @@ def _simulator_sentence(outcomes: list[CheckOutcome], alpha: float) -> str:
     return (
         f"The simulator rarely produces data like {'; '.join(flagged)} (misspecification, "
         f"alpha = {alpha:g}, Holm across observations): the posterior checks say nothing there. "
-    )
-
-
-def _nan_to_none(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _nan_to_none(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_nan_to_none(v) for v in value]
-    return value
-
-
-# --------------------------------------------------------------------------------------------------
-# HTML
-
-_CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:980px;margin:2em auto;
-padding:0 1em;color:#1f2328;line-height:1.45}
-h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.2em;border-bottom:1px solid #d0d7de;
-padding-bottom:.2em;margin-top:2em}
-.verdict{padding:.8em 1em;border-radius:6px;margin:1em 0;font-weight:500}
-.warn li{color:#7d4e00}.pass{background:#dafbe1;border:1px solid #4ac26b}.fail{background:#ffebe9;border:1px solid #ff8182}
-table{border-collapse:collapse;width:100%;font-size:.92em}
-th,td{border:1px solid #d0d7de;padding:.35em .6em;text-align:left}th{background:#f6f8fa}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.reject{color:#cf222e;font-weight:600}.ok{color:#1a7f37}.skip{color:#6e7781}
-figure{margin:1em 0}img{max-width:100%}
-.reading{color:#424a53;font-size:.95em}
-footer{margin-top:3em;font-size:.85em;color:#57606a;border-top:1px solid #d0d7de;padding-top:1em}
-code{background:#f6f8fa;padding:0 .2em;border-radius:3px}
-footer code,.verdict{overflow-wrap:anywhere}.scroll{overflow-x:auto}
-table.checks td:nth-child(2){min-width:14em}
-"""
-
-
-def _figure_uri(draw: Any) -> str | None:
-    """Render ``draw(fig)`` to a base64 PNG data URI (Agg, no display)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        from matplotlib.figure import Figure
-    except ImportError:
-        return None
-    fig = Figure(figsize=(8.0, 3.4), layout="constrained")
-    draw(fig)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=90)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def _draw(outcome: CheckOutcome, report: PosteriorValidationResult, alpha: float) -> Any:
-    """A function of a figure drawing one check's result, or None (the check's ``draw``).
-
-    The draw gets a :class:`FigureContext` with the table's decision on the check, so that its
-    marks follow the report's correction across checks, not a level of their own.
-    """
-    from modelcompare.workflows._checks import lookup
-    from modelcompare.workflows._checks._figures import call_draw
-
-    check = lookup(outcome.name)
-    if check is None or check.draw is None:
-        return None
-    context = _context(outcome, report, alpha)
-    return lambda fig: call_draw(check.draw, fig, outcome.result, context)
-
-
-def _context(outcome: CheckOutcome, report: PosteriorValidationResult, alpha: float) -> Any:
-    from modelcompare.workflows._checks._figures import FigureContext
-
-    x_eval = report.settings.get("x_eval")
-    return FigureContext(
-        parameter_names=report.parameter_names,
-        pvalue=outcome.pvalue,
-        # a score is not in the family: its figure shows its own p-value
-        pvalue_adjusted=report.pvalues_adjusted.get(outcome.name, outcome.pvalue),
-        alpha=alpha,
-        x_eval=None if x_eval is None else np.atleast_2d(np.asarray(x_eval, dtype=float)),
-    )
-
-
-def _reading(name: str) -> str:
-    """How to read the figure of the check ``name`` (empty for an unregistered check)."""
-    from modelcompare.workflows._checks import lookup
-
-    check = lookup(name)
-    return "" if check is None else check.reading
-
-
-def _fmt(value: float) -> str:
-    return "–" if not math.isfinite(value) else f"{value:.4g}"
-
-
-def comparison_sentence(comparison: Any, alpha: float) -> str:
-    """One sentence on a :func:`compare_posteriors` result: which estimator is closer, if any."""
-    if not comparison.decision(alpha):
-        return (
-            f"Comparison: neither estimator is shown to be closer to the true posterior at "
-            f"alpha = {alpha:g} (p = {comparison.pvalue:.3g})."
-        )
-    who = "this posterior" if comparison.statistic > 0 else "the compared estimator"
-    return (
-        f"Comparison: {who} is closer to the true posterior (mean log-score difference "
-        f"{comparison.statistic:.3g} nats per pair, p = {comparison.pvalue:.3g})."
-    )
-
-
-def _findings_html(report: PosteriorValidationResult, alpha: float) -> str:
-    """What is wrong and what to do: one item per finding (nothing when every check passes)."""
-    if not report.failures(alpha):
-        return ""
-    from modelcompare.workflows._findings import report_findings
-
-    lines = report_findings(report, alpha).sentences()
-    if not lines:
-        return (
-            '<section id="findings"><h2>findings</h2><p>No specific finding names what is wrong '
-            "(the findings read SBC ranks, PIT values and the local checks); look at the "
-            "figures of the rejecting checks.</p></section>"
-        )
-    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
-    return (
-        '<section id="findings"><h2>findings: what is wrong, and what to do</h2>'
-        f"<ul>{items}</ul></section>"
-    )
-
-
-def _points_html(report: PosteriorValidationResult) -> str:
-    """The evaluation points of the local checks, by their rounded and full coordinates."""
-    from modelcompare.workflows._checks._figures import point_label
-
-    x_eval = report.settings.get("x_eval")
-    if x_eval is None or not any(_is_local(o.result) for o in report.outcomes):
-        return ""
-    rows = "".join(
-        f'<tr><td title="{html.escape(repr(list(map(float, x0))))}">'
-        f"{html.escape(point_label(x0))}</td>"
-        f"<td><code>{html.escape(', '.join(f'{v:.6g}' for v in x0))}</code></td></tr>"
-        for x0 in np.atleast_2d(np.asarray(x_eval, dtype=float))
-    )
-    return (
-        '<section id="evaluation-points"><h2>evaluation points of the local checks</h2>'
-        '<div class="scroll">'
-        "<table><thead><tr><th>label in the figures</th><th>coordinates</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table></div></section>"
-    )
-
-
-def _is_local(result: Any) -> bool:
-    """Whether ``result`` is a local check's, with a p-value per evaluation point."""
-    return result is not None and getattr(result, "x_eval", None) is not None
-
-
-def _warnings_html(report: PosteriorValidationResult) -> str:
-    """Every warning raised while the report was built."""
-    if not report.warnings:
-        return ""
-    items = "".join(
-        f"<li><b>{html.escape(c)}</b>: {html.escape(m)}</li>" for c, m in report.warnings
-    )
-    return f'<section id="warnings"><h2>warnings</h2><ul class="warn">{items}</ul></section>'
-
-
-def _p_cell(p: float, bound: bool) -> str:
-    """A p-value for the table: ``≤ 0.0312`` for a bound."""
-    return "–" if not math.isfinite(p) else ("≤ " if bound else "") + f"{p:.4g}"
-
-
-def _reproducibility(report: PosteriorValidationResult) -> str:
-    """Each check's result as the library returns it, and its run time."""
-    esc = html.escape
-    items = "".join(
-        f"<li><b>{esc(o.name)}</b> ({o.runtime_s:.2f} s): <code>{esc(repr(o.result))}</code></li>"
-        for o in report.outcomes
-        if o.result is not None
-    )
-    return f"<details><summary>results and run times</summary><ul>{items}</ul></details>"
-
-
-def render_html(report: PosteriorValidationResult, *, alpha: float) -> str:
-    """The report as one HTML page with inline CSS and base64 PNG figures.
-
-    The table lists the checks that ran, with each one's p-value, its p-value adjusted by Holm
-    across the checks (``≤`` where it is a bound, at the floor of the resamples) and its effect
-    size; the checks that did not run are one line below it, grouped by the input that would
-    run them. A section follows for each check that ran, and nothing for one that did not.
-    """
-    esc = html.escape
-    failed = set(report.failures(alpha))
-    adjusted, bound = report.pvalues_adjusted, report.pvalues_adjusted_bound
-    own, effects = report.pvalues_bound, report.effect_sizes
-    verdict_class = "fail" if failed else "pass"
-    ran = [o for o in report.outcomes if o.result is not None]
-    rows = []
-    for o in ran:
-        if o.score:
-            status = '<span class="skip">a score, not tested</span>'
-        elif o.name in failed:
-            status = '<span class="reject">rejects</span>'
-        else:
-            status = '<span class="ok">passes</span>'
-        effect = effects.get(o.name, math.nan)
-        rows.append(
-            f'<tr><td><a href="#{o.name}">{esc(o.name)}</a></td><td>{esc(o.tests)}</td>'
-            f'<td class="num">{_fmt(o.statistic)}</td>'
-            f'<td class="num">{_p_cell(o.pvalue, own.get(o.name, False))}</td>'
-            f'<td class="num">{_p_cell(adjusted.get(o.name, math.nan), bound.get(o.name, False))}'
-            f'</td><td class="num">{_fmt(effect)}</td><td>{status}</td></tr>'
-        )
-    not_run = report.not_run()
-    skipped = f'<p class="skip">{esc(not_run)}.</p>' if not_run else ""
-    floors = (
-        '<p class="reading">≤: the p-value sits at the floor of its resamples, the smallest '
-        "its B and corrections can show; the effect size (the statistic's distance beyond its "
-        "null, in null standard deviations) tells a gross failure from a borderline one.</p>"
-        if any(bound.values())
-        else ""
-    )
-    sections = []
-    for o in ran:
-        body = f"<p>Tests that {esc(o.tests)}.</p>"
-        draw = _draw(o, report, alpha)
-        uri = _figure_uri(draw) if draw is not None else None
-        if uri is not None:
-            body += f'<figure><img alt="{esc(o.name)} figure" src="{uri}"></figure>'
-        decision = "" if o.score else " " + _context(o, report, alpha).decision()
-        body += f'<p class="reading"><b>Reading.</b> {esc(_reading(o.name))}{esc(decision)}</p>'
-        if not o.score:
-            from modelcompare.workflows._evidence import format_p
-
-            body += (
-                f"<p>statistic = {_fmt(o.statistic)}; this check's own p-value (after its "
-                f"corrections) {esc(format_p(o.pvalue, own.get(o.name, False), 4))}; "
-                f"Holm across the checks: {esc(report.evidence(o.name))}.</p>"
-            )
-        sections.append(f'<section id="{o.name}"><h2>{esc(o.name)}</h2>{body}</section>')
-    if report.comparison is not None:
-        c = report.comparison
-        ci = c.confidence_interval()
-        sections.append(
-            '<section id="comparison"><h2>comparison with a second estimator</h2>'
-            f"<p>{esc(comparison_sentence(c, alpha))} Mean log-score difference "
-            f"{c.statistic:.4g} nats per pair (95 % CI [{ci.low:.4g}, {ci.high:.4g}]), "
-            f"p = {c.pvalue:.3g}; by evaluation point: {esc(', '.join(c.where(alpha)))}. "
-            "A section, not a check: outside the Holm correction across checks.</p></section>"
-        )
-    versions = ", ".join(f"{k} {v}" for k, v in report.versions.items())
-    extra = _findings_html(report, alpha) + _points_html(report) + _warnings_html(report)
-    settings = esc(
-        json.dumps(_nan_to_none(to_builtin(report.settings)), sort_keys=True, ensure_ascii=False)
-    )
-    footer = (
-        f"<footer><b>Reproducibility.</b> {esc(versions)}.<br>seed used: {report.seed_used}; "
-        f"n = {report.n} calibration pairs, θ in R^{report.n_params}, x in R^{report.n_features}; "
-        f"total runtime {sum(o.runtime_s for o in report.outcomes):.2f} s.<br>"
-        f"{_reproducibility(report)}"
-        f"settings: <code>{settings}</code><br>"
-        f"SHA-256 of the inputs: <code>{report.input_hash}</code></footer>"
-    )
-    table = (
-        '<div class="scroll">'
-        '<table class="checks"><thead><tr><th>check</th><th>what it tests</th><th>statistic</th><th>p</th>'
-        "<th>p (Holm across checks)</th><th>effect (null SDs)</th>"
-        f"<th>at alpha = {alpha:g}</th></tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table></div>"
-        if ran
-        else ""
-    )
-    return (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>Posterior validation report</title><style>{_CSS}</style></head><body>"
-        "<h1>Posterior validation report</h1>"
-        f'<div class="verdict {verdict_class}">{esc(report._verdict(alpha, details=False))}</div>'
-        + table
-        + floors
-        + skipped
-        + extra
-        + "".join(sections)
-        + footer
-        + "</body></html>"
     )

@@ -1,9 +1,11 @@
 """The registry of the posterior report's checks: one module per check, one line per check here.
 
-A check is a :class:`Check` (its name, what it tests, what it needs, its multiplicity and how it
-runs); :func:`modelcompare.workflows._build.build_report` runs the registered checks on one
-:class:`ReportInputs`. To add a check, write its module (a ``CHECK = Check(...)``) and add one
-line to :data:`REGISTRY`.
+A check is a :class:`Check` (its name, what it tests, what it needs, its multiplicity, how it
+runs, its figure and its findings); :func:`modelcompare.workflows._build.build_report` runs the
+registered checks on one :class:`ReportInputs`, and the report's findings ask each check that ran
+for its own. To add a check, findings included, write its module (a ``CHECK = Check(...)``) and
+add one line to :data:`REGISTRY`. The functions here read :data:`REGISTRY` when called, so a
+registry patched at run time (a test's) is the one they see.
 """
 
 from __future__ import annotations
@@ -25,13 +27,22 @@ from modelcompare.workflows._checks import (
     scores,
     tarp,
 )
-from modelcompare.workflows._checks._base import FAMILIES, NEEDS, Check, ReportInputs
+from modelcompare.workflows._checks._base import (
+    FAMILIES,
+    NEEDS,
+    Check,
+    CheckFindings,
+    FindingsContext,
+    ReportInputs,
+)
 
 __all__ = [
     "FAMILIES",
     "NEEDS",
     "REGISTRY",
     "Check",
+    "CheckFindings",
+    "FindingsContext",
     "ReportInputs",
     "check_names",
     "lookup",
@@ -55,8 +66,13 @@ REGISTRY: tuple[Check, ...] = (
 )
 
 
+def _registered(registry: Sequence[Check] | None) -> Sequence[Check]:
+    """``registry``, or :data:`REGISTRY` as it is now when None."""
+    return REGISTRY if registry is None else registry
+
+
 def check_names(
-    supplied: Collection[str] | None = None, registry: Sequence[Check] = REGISTRY
+    supplied: Collection[str] | None = None, registry: Sequence[Check] | None = None
 ) -> tuple[str, ...]:
     """The names of the registered checks, or of those whose every need is in ``supplied``.
 
@@ -67,21 +83,23 @@ def check_names(
     >>> check_names({"pit", "two_parameters"})
     ('global_coverage', 'pit_independence')
     """
+    registry = _registered(registry)
     if supplied is None:
         return tuple(c.name for c in registry)
     return tuple(c.name for c in registry if set(c.needs) <= set(supplied))
 
 
-def lookup(name: str, registry: Sequence[Check] = REGISTRY) -> Check | None:
+def lookup(name: str, registry: Sequence[Check] | None = None) -> Check | None:
     """The registered check called ``name``, or None."""
-    return next((c for c in registry if c.name == name), None)
+    return next((c for c in _registered(registry) if c.name == name), None)
 
 
-def select(checks: Any, registry: Sequence[Check] = REGISTRY) -> list[Check]:
+def select(checks: Any, registry: Sequence[Check] | None = None) -> list[Check]:
     """The checks named by ``checks`` ('all', a name or a list of names), in registry order.
 
     ``"all"`` is every check but the opt-in ones (``default=False``), which run when named.
     """
+    registry = _registered(registry)
     names = check_names(registry=registry)
     if isinstance(checks, str) and checks == "all":
         return [c for c in registry if c.default]

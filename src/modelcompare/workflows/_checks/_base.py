@@ -12,7 +12,16 @@ import numpy as np
 
 from modelcompare._foundation.errors import TooFewResamplesWarning
 
-__all__ = ["FAMILIES", "NEEDS", "Check", "ReportInputs", "quiet_resolution"]
+__all__ = [
+    "FAMILIES",
+    "FINDING_COLUMNS",
+    "NEEDS",
+    "Check",
+    "CheckFindings",
+    "FindingsContext",
+    "ReportInputs",
+    "quiet_resolution",
+]
 
 #: What a check can need from the inputs of a report. A front door that cannot supply one names
 #: why in :attr:`ReportInputs.missing`, and the checks needing it are skipped with that reason.
@@ -105,6 +114,51 @@ class ReportInputs:
         return dataclasses.replace(self, n_resamples=dict(n_resamples))
 
 
+#: The columns of the report's findings table, those of ``calibration_findings(...).table``.
+FINDING_COLUMNS = ("check", "kind", "parameter", "where", "direction", "size", "evidence")
+
+
+@dataclass(frozen=True, eq=False)
+class FindingsContext:
+    """What a check's findings hook reads: the report, the check's outcome and the table's verdict.
+
+    Attributes
+    ----------
+    report : PosteriorValidationResult
+        The whole report (its other checks, PIT values, settings and adjusted p-values).
+    outcome : CheckOutcome
+        The check's own outcome; its ``result`` is never None (a check that did not run has
+        no findings).
+    alpha : float
+        The level the findings are read at.
+    failed : frozenset of str
+        The checks the table rejects at ``alpha`` (``report.failures(alpha)``): a finding is
+        kept only where the check behind it is among them.
+    """
+
+    report: Any
+    outcome: Any
+    alpha: float
+    failed: frozenset[str]
+
+
+@dataclass(frozen=True)
+class CheckFindings:
+    """A check's findings: rows of the findings table and their sentences, one a row.
+
+    Attributes
+    ----------
+    rows : pandas.DataFrame or list of dict
+        The rows, with the columns :data:`FINDING_COLUMNS`.
+    lines : tuple of str
+        The findings in plain language, in the order of ``rows``, each with its next step
+        where one applies.
+    """
+
+    rows: Any
+    lines: tuple[str, ...]
+
+
 @dataclass(frozen=True, eq=False)
 class Check:
     """One check of the posterior report.
@@ -146,6 +200,12 @@ class Check:
         Among :data:`FAMILIES`: the family whose correction the check enters. Only
         ``"posterior"`` checks enter Holm across checks and the plan of B; a ``"simulator"``
         check is a family of its own.
+    findings : callable or None
+        ``findings(context) -> CheckFindings | None``: what is wrong and where, read off the
+        check's result (a :class:`FindingsContext`) for the report's findings, which list the
+        checks' findings in the report's order. Called only for a check that ran; it keeps a
+        finding only where the check behind it is in ``context.failed`` (or, for a check of
+        the simulator's family, where its own correction rejects). None: no findings.
     """
 
     name: str
@@ -161,6 +221,7 @@ class Check:
     local: bool = True
     default: bool = True
     family: str = "posterior"
+    findings: Callable[[FindingsContext], CheckFindings | None] | None = None
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare.workflows._checks._base import Check, ReportInputs
+from modelcompare.workflows._checks._calibration_findings import pit_ranks_findings
 from modelcompare.workflows._checks._figures import FigureContext, legend_below
 
 __all__ = ["CHECK"]
@@ -56,4 +57,5 @@ CHECK = Check(
     needs=("pit",),
     run=run,
     draw=draw,
+    findings=pit_ranks_findings,
 )

@@ -8,6 +8,7 @@ import numpy as np
 
 from modelcompare.workflows._checks._base import Check, ReportInputs, quiet_resolution
 from modelcompare.workflows._checks._figures import FigureContext, draw_per_point
+from modelcompare.workflows._checks._local_findings import local_findings
 
 __all__ = ["CHECK"]
 
@@ -55,4 +56,5 @@ CHECK = Check(
     run=run,
     tests_per_point=lambda m: 1,  # one classifier test per evaluation point
     draw=draw,
+    findings=local_findings,
 )

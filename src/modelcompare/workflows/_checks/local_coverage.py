@@ -8,6 +8,7 @@ import numpy as np
 
 from modelcompare.workflows._checks._base import Check, ReportInputs, quiet_resolution
 from modelcompare.workflows._checks._figures import FigureContext, label_points
+from modelcompare.workflows._checks._local_findings import local_findings
 
 __all__ = ["CHECK"]
 
@@ -146,4 +147,5 @@ CHECK = Check(
     tests_per_point=lambda m: m,  # Bonferroni over the m covariates
     resample_limit=resample_limit,
     draw=draw,
+    findings=local_findings,
 )

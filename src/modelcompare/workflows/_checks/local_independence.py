@@ -8,6 +8,7 @@ import numpy as np
 
 from modelcompare.workflows._checks._base import Check, ReportInputs, quiet_resolution
 from modelcompare.workflows._checks._figures import FigureContext, draw_per_point
+from modelcompare.workflows._checks._local_findings import local_findings
 
 __all__ = ["CHECK"]
 
@@ -71,4 +72,5 @@ CHECK = Check(
     tests_per_point=lambda m: m * (m - 1) // 2,  # Bonferroni over the K pairs
     refuse=refuse,
     draw=draw,
+    findings=local_findings,
 )

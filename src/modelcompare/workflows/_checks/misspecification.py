@@ -6,7 +6,13 @@ import numpy as np
 
 from modelcompare._foundation.pvalues import holm_adjust
 from modelcompare._foundation.results import TestResult, result_class
-from modelcompare.workflows._checks._base import Check, ReportInputs
+from modelcompare.workflows._checks._base import (
+    Check,
+    CheckFindings,
+    FindingsContext,
+    ReportInputs,
+)
+from modelcompare.workflows._checks._figures import observation_label
 
 __all__ = ["CHECK", "N_RESAMPLES", "MisspecificationCheckResult"]
 
@@ -79,6 +85,33 @@ def refuse(inputs: ReportInputs) -> str | None:
     return None if inputs.n >= 20 else "needs at least 20 calibration x's as the simulator's data"
 
 
+def findings(context: FindingsContext) -> CheckFindings:
+    """One finding per observation atypical of the simulator at the report's level."""
+    from modelcompare.posterior import NEXT_STEPS
+
+    result = context.outcome.result
+    rows, lines = [], []
+    for i in result.flagged_at(context.alpha):
+        where = observation_label(result.x_obs[i], i)
+        evidence = f"p = {result.pvalues_adjusted[i]:.3g} (Holm across observations)"
+        rows.append(
+            {
+                "check": context.outcome.name,
+                "kind": "misspecified_observation",
+                "parameter": "",
+                "where": where,
+                "direction": "",
+                "size": f"{result.statistics[i]:.3g}",
+                "evidence": evidence,
+            }
+        )
+        lines.append(
+            f"{where}: the simulator rarely produces data like it; {evidence}; the posterior "
+            f"checks do not apply there. Next: {NEXT_STEPS['misspecified_observation']}"
+        )
+    return CheckFindings(rows=rows, lines=tuple(lines))
+
+
 CHECK = Check(
     name="misspecification",
     tests=(
@@ -93,4 +126,5 @@ CHECK = Check(
     run=run,
     refuse=refuse,
     family="simulator",
+    findings=findings,
 )

@@ -37,4 +37,6 @@ CHECK = Check(
     needs=("pit", "two_parameters"),
     run=run,
     draw=draw,
+    # no hook of its own: its follow-ups (which latent pairs) are in the one family of the
+    # calibration findings, asked for by SBC or the global PIT check (_calibration_findings)
 )

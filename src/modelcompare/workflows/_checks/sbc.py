@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from modelcompare.workflows._checks._base import Check, ReportInputs
+from modelcompare.workflows._checks._calibration_findings import ranks_findings
 from modelcompare.workflows._checks._figures import FigureContext, legend_below
 
 __all__ = ["CHECK"]
@@ -45,4 +46,5 @@ CHECK = Check(
     needs=("ranks",),
     run=run,
     draw=draw,
+    findings=ranks_findings,
 )
