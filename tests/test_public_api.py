@@ -652,7 +652,7 @@ DEFAULTS: dict[str, dict[str, tuple[Any, tuple[str, ...]]]] = {
                 "PosteriorValidationResult.to_dict",
             ),
         ),
-        "a threshold mode's level (0.05), refused by the p-value modes": (
+        "a threshold mode's level (0.05); none in the p-value modes": (
             None,
             ("closeness_test", "two_sample_closeness_test"),
         ),

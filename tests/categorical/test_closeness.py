@@ -268,8 +268,21 @@ def test_pvalue_modes_follow_the_test_protocol(mode):
     assert res.decision(alpha=res.pvalue) is True
     with pytest.raises(ValueError, match="alpha"):
         res.decision(0.0)
-    with pytest.raises(ValueError, match=r"`alpha` = 0\.05 .*decision\(alpha\)"):
-        closeness_test(p, [62, 50, 50, 38], mode=mode, alpha=0.05)
+
+
+@pytest.mark.parametrize("mode", ["mc", "asymptotic"])
+def test_a_level_given_to_a_pvalue_mode_is_kept_as_in_0_1_with_a_warning(mode):
+    p = np.full(4, 0.25)
+    with pytest.warns(FutureWarning, match=r"`alpha` = 0\.01 .*`result\.decision\(alpha\)`"):
+        res = closeness_test(p, [62, 50, 50, 38], mode=mode, alpha=0.01, n_resamples=999, seed=1)
+    assert res.alpha == 0.01
+    assert res.decision() == (res.pvalue <= 0.01)  # the level it ran at, as in 0.1
+    assert res.decision(0.5) == (res.pvalue <= 0.5)  # and any other
+    assert res.threshold == res.critical_value(0.01)
+    assert res.n_batches_rejecting == int(res.decision())
+    with pytest.warns(FutureWarning, match="`alpha`"):
+        two_sample = two_sample_closeness_test([60, 40], [45, 55], alpha=0.1, seed=0)
+    assert (two_sample.alpha, two_sample.decision()) == (0.1, two_sample.pvalue <= 0.1)
 
 
 def test_two_sample_result_protocol():
@@ -279,8 +292,6 @@ def test_two_sample_result_protocol():
     assert perm.decision(0.5) == (perm.pvalue <= 0.5)
     assert perm.decision(0.5) == (perm.statistic > perm.critical_value(0.5))
     assert (perm.n_reference, perm.n_samples, perm.n_resamples) == (100, 100, 199)
-    with pytest.raises(ValueError, match="permutation"):
-        two_sample_closeness_test([60, 40], [45, 55], alpha=0.1)
     thr = two_sample_closeness_test([60, 40], [45, 55], mode="threshold", alpha=0.1)
     assert type(thr) is ClosenessResult
     assert thr.pvalue is None

@@ -77,7 +77,9 @@ class ClosenessResult(TestResult):
         :meth:`critical_value`).
     alpha : float or None
         Threshold modes: the level fixed before the test ran (the two-sample ``"threshold"`` rule
-        records it only). None in the p-value modes, which store no level.
+        records it only). None in the p-value modes, which store no level; a level given to one
+        anyway (deprecated) is kept here, with ``threshold`` and ``n_batches_rejecting`` at it, and
+        is the default level of :meth:`decision`.
     epsilon : float
         Tolerance, a bound on the ℓ2 *norm* ‖q^B − p^B‖₂.
     epsilon0 : float or None
@@ -91,7 +93,7 @@ class ClosenessResult(TestResult):
         T of each batch (batch modes); the statistic alone otherwise.
     n_batches_rejecting : int or None
         Threshold modes: how many batches exceeded the threshold (0 or 1 outside the batch
-        modes). None in the p-value modes.
+        modes). None in the p-value modes (without a level).
     tv : float
         Binned empirical TV, ½ Σ |p^B − q̂^B|.
     n_samples, n_bins : int
@@ -173,9 +175,9 @@ class ClosenessResult(TestResult):
         Parameters
         ----------
         alpha : float, optional
-            The level, in (0, 1). Default: the level a threshold mode ran at, 0.05 for a p-value
-            mode. A threshold mode decides only at its own level: another one raises a
-            ``ValueError``.
+            The level, in (0, 1). Default: the level a threshold mode ran at (``alpha``), 0.05
+            for a p-value mode. A threshold mode decides only at its own level: another one
+            raises a ``ValueError``.
 
         Returns
         -------
@@ -373,18 +375,39 @@ def _finalise(res: ClosenessResult) -> ClosenessResult:
     return dataclasses.replace(res, n_batches_rejecting=0, degenerate=True)
 
 
-def _check_level(alpha: Any, mode: str) -> float:
-    """The level of a threshold mode (0.05 by default); a p-value mode takes none."""
+def _check_level(alpha: Any, mode: str) -> float | None:
+    """The level of a threshold mode (0.05 by default); a p-value mode takes none.
+
+    A level given to a p-value mode is kept, as 0.1 kept it, with a ``FutureWarning``: see
+    :func:`_keep_level`.
+    """
     if mode in P_VALUE_MODES:
-        if alpha is not None:
-            msg = (
-                f"`alpha` = {alpha!r} is the level of the threshold modes; mode {mode!r} gives a "
-                "p-value and stores no level: leave `alpha` out and decide with "
-                "`result.decision(alpha)`."
-            )
-            raise ValueError(msg)
-        return math.nan
+        if alpha is None:
+            return None
+        alpha = check_alpha(alpha)
+        warnings.warn(
+            f"`alpha` = {alpha!r} is the level of the threshold modes; mode {mode!r} gives a "
+            "p-value and decides at any level: leave `alpha` out and decide with "
+            "`result.decision(alpha)`. The level is kept as the result's `alpha` for now, and "
+            "will be refused in a later release.",
+            FutureWarning,
+            stacklevel=3,
+        )
+        return alpha
     return check_alpha(0.05 if alpha is None else alpha)
+
+
+def _keep_level(res: ClosenessResult, level: float | None) -> ClosenessResult:
+    """A p-value result with the level given when it ran (deprecated): as in 0.1, its ``alpha``,
+    the ``threshold`` of the decision at that level, and ``n_batches_rejecting`` (that decision)."""
+    if level is None:
+        return res
+    decided = dataclasses.replace(res, alpha=level)
+    return dataclasses.replace(
+        decided,
+        threshold=decided.critical_value(level),
+        n_batches_rejecting=int(decided.decision(level)),
+    )
 
 
 # ---------------------------------------------------------------------- known p
@@ -425,8 +448,8 @@ def closeness_test(
     alpha : float, optional
         Level α in (0, 1) of the threshold modes, fixed before the test runs: it sets the
         threshold (and the number of batches in the batch modes). Default 0.05. The p-value modes
-        (``"asymptotic"``, ``"mc"``) store no level and refuse one: decide with
-        ``result.decision(alpha)``.
+        (``"asymptotic"``, ``"mc"``) take none: decide with ``result.decision(alpha)`` (a level
+        given to them is kept as the result's ``alpha``, with a ``FutureWarning``).
     mode : {"paper", "amplified", "cantelli", "asymptotic", "mc", "tv-bound"}
         * ``"paper"`` (the authors' v1 code): K = ⌊log₂ 1/α⌋ disjoint batches of ⌊m/K⌋ samples
           (leftovers dropped); a batch rejects iff T > ¾ε²; reject iff strictly more than K/2 batches
@@ -576,7 +599,7 @@ def closeness_test(
         null = np.atleast_1d(l2_statistic(p, rng.multinomial(m, p / p.sum(), size=n_resamples)))
         stat, radius = t_all, 0.0
         pvalue = monte_carlo_pvalue(stat, null)
-    return _finalise(
+    result = _finalise(
         ClosenessResult(
             statistic=float(stat),
             threshold=None,
@@ -594,6 +617,7 @@ def closeness_test(
             **common,
         )
     )
+    return _keep_level(result, alpha)
 
 
 def _cantelli_threshold(
@@ -640,8 +664,9 @@ def two_sample_closeness_test(
     alpha : float, optional
         Level in (0, 1) of the ``"threshold"`` mode, fixed before the test runs (default 0.05).
         The rule itself does not depend on it: it is recorded in the result as the level the
-        caller asked for. The ``"permutation"`` mode stores no level and refuses one: decide
-        with ``result.decision(alpha)``.
+        caller asked for. The ``"permutation"`` mode takes none: decide with
+        ``result.decision(alpha)`` (a level given to it is kept as the result's ``alpha``, with a
+        ``FutureWarning``).
     mode : {"permutation", "threshold"}
         ``"permutation"``: p-value (1 + #{Z_b ≥ Z})/(1 + B) from B relabellings of the pooled sample
         (exact level α for H0: p^B = q^B with data-independent bins); ``"threshold"``: reject iff
@@ -713,7 +738,7 @@ def two_sample_closeness_test(
         xb = rng.multivariate_hypergeometric(x + y, m1, size=b)
         null = _cdvv(xb, x + y - xb, m1, m2)
         pvalue = monte_carlo_pvalue(z, null)
-        return _finalise(
+        result = _finalise(
             ClosenessResult(
                 threshold=None,
                 alpha=None,
@@ -725,6 +750,7 @@ def two_sample_closeness_test(
                 **common,
             )
         )
+        return _keep_level(result, alpha)
     thr = 0.75 * epsilon**2
     return _finalise(
         ClosenessResult(
