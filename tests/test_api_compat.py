@@ -22,6 +22,7 @@ NEW_SPELLINGS = [
     "n_bins",
     "n_bins_requested",
     "n_bins_grid",
+    "result.decision(alpha)",
 ]
 
 

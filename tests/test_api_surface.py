@@ -5,7 +5,8 @@ that is gone now must keep its old spelling, still accepted with a ``FutureWarni
 through the package's ``__getattr__``, an old keyword through ``renamed_parameters`` (which records
 it in ``__renamed_parameters__``), a parameter made keyword-only through ``positional_to_keyword``
 (``__positional_to_keyword__``), an old option as a hidden option; a result's JSON keys and
-``"test"`` name never change. Additions are fine; the
+``"test"`` name never change, nor do the keys and ``"test"`` name of the JSON each command prints
+with ``--json``. Additions are fine; the
 snapshot is refreshed with ``PYTHONPATH=src python -m tests.api_surface --update``.
 """
 
@@ -19,7 +20,14 @@ from typing import Any
 
 import pytest
 
-from tests.api_surface import SNAPSHOT, cli_surface, parse_parameter, surface
+from tests.api_surface import (
+    CLI_JSON_CALLS,
+    SNAPSHOT,
+    cli_json_surface,
+    cli_surface,
+    parse_parameter,
+    surface,
+)
 
 REFRESH = "PYTHONPATH=src python -m tests.api_surface --update"
 POSITIONAL = {"POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"}
@@ -76,7 +84,7 @@ def _parameter_breaks(where: str, obj: Any, old: list[str] | None) -> list[str]:
 
 def test_the_snapshot_is_readable_and_current_code_produces_one() -> None:
     snap = _snapshot()
-    assert set(snap) == {"names", "objects", "cli", "json"}
+    assert set(snap) == {"names", "objects", "cli", "json", "cli_json"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         now = surface()
@@ -148,6 +156,72 @@ def test_no_json_key_or_test_name_changes() -> None:
         if gone:
             breaks.append(f"{name}: JSON keys removed: {gone}")
     assert not breaks, _message(breaks)
+
+
+def cli_json_breaks(
+    old: dict[str, dict[str, Any] | None], now: dict[str, dict[str, Any] | None]
+) -> list[str]:
+    """What the ``--json`` output of each command in ``old`` lost in ``now``: a key at the top
+    level or in a nested object (``params``, ...), or its ``"test"`` name.
+
+    A call that could not run here for want of an optional dependency (None) is not compared.
+    """
+    breaks = []
+    for command, before in old.items():
+        if command not in now:
+            breaks.append(f"`{command} --json`: no longer recorded")
+            continue
+        after = now[command]
+        if before is None or after is None:
+            continue
+        if after["test"] != before["test"]:
+            breaks.append(
+                f'`{command} --json`: "test" changed from {before["test"]!r} to {after["test"]!r}'
+            )
+        gone = sorted(set(before["keys"]) - set(after["keys"]))
+        if gone:
+            breaks.append(f"`{command} --json`: keys removed: {gone}")
+        for key, sub in before["nested"].items():
+            lost = sorted(set(sub) - set(after["nested"].get(key, ())))
+            if lost and key in after["keys"]:
+                breaks.append(f"`{command} --json`: keys removed from {key!r}: {lost}")
+    return breaks
+
+
+def test_no_cli_json_key_or_test_name_disappears() -> None:
+    """The JSON each command prints keeps its keys and ``"test"`` name (a renamed field too)."""
+    breaks = cli_json_breaks(_snapshot()["cli_json"], cli_json_surface())
+    assert not breaks, _message(breaks)
+
+
+def test_every_command_that_prints_json_has_a_recorded_call() -> None:
+    calls = {args[0] for args in CLI_JSON_CALLS.values()}
+    with_json = {c.split(" ", 1)[1] for c, options in cli_surface().items() if "--json" in options}
+    assert with_json - calls == set(), "add a call to CLI_JSON_CALLS in tests/api_surface.py"
+
+
+def test_the_cli_json_check_catches_a_removed_key() -> None:
+    old = {
+        "modelcompare demo": {
+            "test": "demo",
+            "keys": ["params", "pvalue", "statistic"],
+            "nested": {"params": ["n_resamples", "seed"]},
+        }
+    }
+    same = json.loads(json.dumps(old))
+    assert cli_json_breaks(old, same) == []
+    more = json.loads(json.dumps(old))
+    more["modelcompare demo"]["keys"].append("reject")
+    assert cli_json_breaks(old, more) == []  # an addition passes
+    fewer = json.loads(json.dumps(old))
+    fewer["modelcompare demo"]["keys"].remove("pvalue")
+    fewer["modelcompare demo"]["nested"]["params"].remove("seed")
+    fewer["modelcompare demo"]["test"] = "demo2"
+    found = cli_json_breaks(old, fewer)
+    assert any("keys removed: ['pvalue']" in b for b in found)
+    assert any("keys removed from 'params': ['seed']" in b for b in found)
+    assert any('"test" changed' in b for b in found)
+    assert cli_json_breaks(old, {"modelcompare demo": None}) == []  # could not run here
 
 
 def _message(breaks: list[str]) -> str:

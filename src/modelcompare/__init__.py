@@ -139,8 +139,7 @@ if TYPE_CHECKING:
     from modelcompare.categorical import (
         Binning,
         CategoricalReference,
-        ClosenessTestResult,
-        ClosenessThresholdResult,
+        ClosenessResult,
         GranularityResult,
         adaptive_binning,
         closeness_test,
@@ -223,6 +222,8 @@ _RENAMED = {
     "wilcoxon_holm": "wilcoxon_holm_test",
     "relative_kid": "rel_kid",
     "relative_fid": "rel_fid",
+    "ClosenessTestResult": "ClosenessResult",
+    "ClosenessThresholdResult": "ClosenessResult",
 }
 
 __getattr__, __dir__, _public = attach(__name__, __file__, _RENAMED)

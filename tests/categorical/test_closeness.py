@@ -11,13 +11,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from modelcompare import (
-    ClosenessTestResult,
-    ClosenessThresholdResult,
-    closeness_test,
-    two_sample_closeness_test,
-)
-from modelcompare._foundation.results import TestResult, ThresholdResult
+from modelcompare import ClosenessResult, closeness_test, two_sample_closeness_test
+from modelcompare._foundation.results import TestResult
 from modelcompare.categorical import l2_statistic, l2_statistic_variance
 
 
@@ -212,24 +207,24 @@ def test_closeness_validation():
 def test_result_to_dict_and_repr():
     res = closeness_test([0.5, 0.5], [40, 60], seed=0)
     d = res.to_dict()
-    assert list(d)[:3] == ["statistic", "threshold", "alpha"]
-    assert "pvalue" not in d
+    assert list(d)[:4] == ["statistic", "pvalue", "threshold", "alpha"]
+    assert d["pvalue"] is None
     assert "reject" not in d
     assert "delta" not in d
     assert d["epsilon"] == 0.1
     assert d["alpha"] == 0.05
     assert isinstance(d["batch_statistics"], list)
     json.dumps(d, allow_nan=False)
-    assert repr(res).startswith("ClosenessThresholdResult(statistic=")
+    assert repr(res).startswith("ClosenessResult(statistic=")
     mc = closeness_test([0.5, 0.5], [40, 60], mode="mc", n_resamples=99, seed=0)
     d = mc.to_dict()
     assert list(d)[:2] == ["statistic", "pvalue"]
-    assert "alpha" not in d
-    assert "threshold" not in d
+    assert d["alpha"] is None
+    assert d["threshold"] is None
     assert d["n_resamples"] == 99
     assert not any(k.startswith("_") for k in d)
     json.dumps(d, allow_nan=False)
-    assert repr(mc).startswith("ClosenessTestResult(statistic=")
+    assert repr(mc).startswith("ClosenessResult(statistic=")
     for r in (res, mc):
         with pytest.raises(dataclasses.FrozenInstanceError):
             r.statistic = 0.0
@@ -239,17 +234,21 @@ def test_result_to_dict_and_repr():
     ("mode", "kwargs"),
     [("paper", {}), ("amplified", {}), ("cantelli", {}), ("tv-bound", {})],
 )
-def test_threshold_modes_follow_the_threshold_protocol(mode, kwargs):
+def test_threshold_modes_decide_at_the_level_they_ran_at(mode, kwargs):
     p = np.full(4, 0.25)
     res = closeness_test(p, [700, 500, 500, 300], mode=mode, alpha=0.05, seed=0, **kwargs)
-    assert type(res) is ClosenessThresholdResult
-    assert isinstance(res, ThresholdResult)
-    assert not isinstance(res, TestResult)
-    assert not hasattr(res, "pvalue")
+    assert type(res) is ClosenessResult
+    assert isinstance(res, TestResult)
+    assert res.pvalue is None
     assert res.alpha == 0.05
     assert res.decision() is True
-    with pytest.raises(TypeError):
-        res.decision(0.01)  # the level was fixed when the test ran
+    assert res.decision(0.05) is True
+    assert res.decision(alpha=0.05) is True
+    assert res.critical_value(0.05) == res.critical_value() == res.threshold
+    with pytest.raises(ValueError, match=r"decides only at the level it ran at \(alpha=0\.05\)"):
+        res.decision(0.01)  # the level was fixed when the test ran: no p-value to compare
+    with pytest.raises(ValueError, match="alpha"):
+        res.decision(0.0)
     assert closeness_test(p, [700, 500, 500, 300], mode=mode, seed=0, **kwargs).alpha == 0.05
 
 
@@ -257,11 +256,11 @@ def test_threshold_modes_follow_the_threshold_protocol(mode, kwargs):
 def test_pvalue_modes_follow_the_test_protocol(mode):
     p = np.full(4, 0.25)
     res = closeness_test(p, [62, 50, 50, 38], mode=mode, n_resamples=999, seed=1)
-    assert type(res) is ClosenessTestResult
+    assert type(res) is ClosenessResult
     assert isinstance(res, TestResult)
-    assert not isinstance(res, ThresholdResult)
-    assert not hasattr(res, "alpha")
-    assert not hasattr(res, "threshold")
+    assert res.alpha is None
+    assert res.threshold is None
+    assert res.n_batches_rejecting is None
     assert 0.0 <= res.pvalue <= 1.0
     assert res.decision() == (res.pvalue <= 0.05)
     for a in (0.001, 0.01, 0.1, 0.5):
@@ -269,26 +268,67 @@ def test_pvalue_modes_follow_the_test_protocol(mode):
     assert res.decision(alpha=res.pvalue) is True
     with pytest.raises(ValueError, match="alpha"):
         res.decision(0.0)
-    with pytest.raises(ValueError, match=r"`alpha` = 0\.05 .*decision\(alpha\)"):
-        closeness_test(p, [62, 50, 50, 38], mode=mode, alpha=0.05)
+
+
+@pytest.mark.parametrize("mode", ["mc", "asymptotic"])
+def test_a_level_given_to_a_pvalue_mode_is_kept_as_in_0_1_with_a_warning(mode):
+    p = np.full(4, 0.25)
+    with pytest.warns(FutureWarning, match=r"`alpha` = 0\.01 .*`result\.decision\(alpha\)`"):
+        res = closeness_test(p, [62, 50, 50, 38], mode=mode, alpha=0.01, n_resamples=999, seed=1)
+    assert res.alpha == 0.01
+    assert res.decision() == (res.pvalue <= 0.01)  # the level it ran at, as in 0.1
+    assert res.decision(0.5) == (res.pvalue <= 0.5)  # and any other
+    assert res.threshold == res.critical_value(0.01)
+    assert res.n_batches_rejecting == int(res.decision())
+    with pytest.warns(FutureWarning, match="`alpha`"):
+        two_sample = two_sample_closeness_test([60, 40], [45, 55], alpha=0.1, seed=0)
+    assert (two_sample.alpha, two_sample.decision()) == (0.1, two_sample.pvalue <= 0.1)
 
 
 def test_two_sample_result_protocol():
     perm = two_sample_closeness_test([60, 40], [45, 55], n_resamples=199, seed=0)
-    assert type(perm) is ClosenessTestResult
+    assert type(perm) is ClosenessResult
     assert 0.0 < perm.pvalue <= 1.0
     assert perm.decision(0.5) == (perm.pvalue <= 0.5)
     assert perm.decision(0.5) == (perm.statistic > perm.critical_value(0.5))
     assert (perm.n_reference, perm.n_samples, perm.n_resamples) == (100, 100, 199)
-    with pytest.raises(ValueError, match="permutation"):
-        two_sample_closeness_test([60, 40], [45, 55], alpha=0.1)
     thr = two_sample_closeness_test([60, 40], [45, 55], mode="threshold", alpha=0.1)
-    assert type(thr) is ClosenessThresholdResult
-    assert not hasattr(thr, "pvalue")
+    assert type(thr) is ClosenessResult
+    assert thr.pvalue is None
     assert thr.alpha == 0.1
-    assert thr.decision() == (thr.statistic > thr.threshold)
-    with pytest.raises(TypeError):
+    assert thr.decision() == thr.decision(0.1) == (thr.statistic > thr.threshold)
+    with pytest.raises(ValueError, match="no p-value"):
         thr.decision(0.05)
+
+
+@pytest.mark.parametrize(
+    ("test", "modes"),
+    [
+        (closeness_test, ("paper", "amplified", "cantelli", "tv-bound", "mc", "asymptotic")),
+        (two_sample_closeness_test, ("threshold", "permutation")),
+    ],
+)
+def test_every_mode_returns_one_type_decided_with_a_level(test, modes):
+    """A threshold mode and a p-value mode give the same class, and ``decision(alpha)`` works."""
+    reference = [260, 240, 250, 250] if test is two_sample_closeness_test else np.full(4, 0.25)
+    results = [test(reference, [700, 500, 500, 300], mode=m, n_resamples=99, seed=0) for m in modes]
+    assert {type(r) for r in results} == {ClosenessResult}
+    for r in results:
+        assert r.decision(alpha=0.05) is r.decision() is True
+        assert set(r.to_dict()) == {f.name for f in dataclasses.fields(r) if f.name[0] != "_"}
+        assert r.statistic > r.critical_value(alpha=0.05)
+
+
+@pytest.mark.parametrize("old", ["ClosenessTestResult", "ClosenessThresholdResult"])
+@pytest.mark.parametrize("package", ["modelcompare", "modelcompare.categorical"])
+def test_the_two_former_result_classes_are_the_one_class_with_a_warning(old, package):
+    import importlib
+
+    module = importlib.import_module(package)
+    with pytest.warns(FutureWarning, match=f"{old}`.*ClosenessResult`"):
+        cls = getattr(module, old)
+    assert cls is ClosenessResult
+    assert old not in module.__all__
 
 
 # ---------------------------------------------------------------------- two-sample (CDVV)

@@ -383,18 +383,18 @@ def test_function_reference_runs_through_granularity():
 
 
 @pytest.mark.parametrize(
-    ("mode", "two_sample", "kind"),
+    ("mode", "two_sample", "with_pvalue"),
     [
-        ("paper", False, "ClosenessThresholdResult"),
-        ("cantelli", False, "ClosenessThresholdResult"),
-        ("tv-bound", False, "ClosenessThresholdResult"),
-        ("mc", False, "ClosenessTestResult"),
-        ("asymptotic", False, "ClosenessTestResult"),
-        ("threshold", True, "ClosenessThresholdResult"),
-        ("permutation", True, "ClosenessTestResult"),
+        ("paper", False, False),
+        ("cantelli", False, False),
+        ("tv-bound", False, False),
+        ("mc", False, True),
+        ("asymptotic", False, True),
+        ("threshold", True, False),
+        ("permutation", True, True),
     ],
 )
-def test_each_level_is_the_kind_its_mode_implies(p6, q4, mode, two_sample, kind):
+def test_each_level_decides_at_alpha(p6, q4, mode, two_sample, with_pvalue):
     x = q4.sample(3000, seed=1)
     ref = p6.sample(3000, seed=2) if two_sample else None
     res = granularity(
@@ -407,11 +407,12 @@ def test_each_level_is_the_kind_its_mode_implies(p6, q4, mode, two_sample, kind)
         n_resamples=99,
         seed=0,
     )
-    assert {type(t).__name__ for t in res.tests} == {kind}
-    if kind == "ClosenessTestResult":
+    assert {type(t).__name__ for t in res.tests} == {"ClosenessResult"}
+    assert res.decisions.tolist() == [t.decision(0.1) for t in res.tests]
+    assert res.thresholds.tolist() == [t.critical_value(0.1) for t in res.tests]
+    if with_pvalue:
         # a p-value test stores no level: granularity decides each level at its own alpha
-        assert res.decisions.tolist() == [t.decision(0.1) for t in res.tests]
-        assert res.thresholds.tolist() == [t.critical_value(0.1) for t in res.tests]
+        assert all(t.alpha is None for t in res.tests)
         assert res.pvalues.tolist() == [t.pvalue for t in res.tests]
     else:
         assert res.decisions.tolist() == [t.decision() for t in res.tests]

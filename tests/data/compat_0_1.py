@@ -68,6 +68,15 @@ assert b.k == b.n_bins_requested
 mc.random_binning(p, 4)
 mc.granularity(p, draws, k_range=[4, 8], seed=0)
 
+# categorical: 0.1's ClosenessResult, and a level given to a p-value mode (kept, with a warning)
+res = mc.closeness_test(
+    np.full(4, 0.25), [62, 50, 50, 38], mode="mc", alpha=0.05, n_resamples=99, seed=0
+)
+assert isinstance(res, mc.categorical.ClosenessResult)
+assert res.alpha == 0.05
+assert res.decision() == (res.pvalue <= 0.05)
+assert res.threshold == res.critical_value(0.05)
+
 # plots: axes= -> ax= (only where matplotlib is installed)
 try:
     import matplotlib

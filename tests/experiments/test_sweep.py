@@ -320,3 +320,19 @@ def test_out_that_is_an_existing_folder_is_refused(tmp_path):
 
 def _square_fn(v, seed):
     return {"square": v * v}
+
+
+def test_run_sweep_is_typed_and_returns_the_documented_table(tmp_path):
+    import inspect
+
+    assert inspect.signature(run_sweep).return_annotation == "pd.DataFrame"
+    out = tmp_path / "t.csv"
+    table = run_sweep(draw_task, [{"v": 1}], out=out, seed=0)
+    assert isinstance(table, pd.DataFrame)
+    assert table.attrs == {
+        "seed_used": 0,
+        "n_skipped": 0,
+        "n_run": 1,
+        "out": str(out),
+        "config_columns": ["v"],
+    }

@@ -134,7 +134,8 @@ def _check_result(result: Any, case: Case) -> str | None:
             if isinstance(value, float | np.floating) and not math.isfinite(value):
                 if degenerate is not True:
                     return f"`{name}` = {value} but not flagged degenerate=True"
-                if "pvalue" in fields and fields["pvalue"] != 1.0:
+                # a threshold rule has no p-value (None); a p-value must then be 1
+                if fields.get("pvalue") not in (None, 1.0):
                     return f"degenerate with pvalue {fields['pvalue']} (expected 1.0)"
         if case.degenerate and degenerate is not True:
             return f"expected degenerate=True, got {degenerate!r}"

@@ -13,8 +13,7 @@ from modelcompare.categorical._binning import (
     random_binning,
 )
 from modelcompare.categorical._closeness import (
-    ClosenessTestResult,
-    ClosenessThresholdResult,
+    ClosenessResult,
     closeness_test,
     l2_statistic,
     l2_statistic_variance,
@@ -32,8 +31,7 @@ from modelcompare.categorical._stairs import (
 __all__ = [
     "Binning",
     "CategoricalReference",
-    "ClosenessTestResult",
-    "ClosenessThresholdResult",
+    "ClosenessResult",
     "GranularityResult",
     "adaptive_binning",
     "closeness_test",
@@ -49,3 +47,20 @@ __all__ = [
     "stair_distribution",
     "two_sample_closeness_test",
 ]
+
+#: Earlier spellings, still served with a FutureWarning naming the new one (not in ``__all__``):
+#: the two kinds of closeness result are one class.
+_RENAMED = {
+    "ClosenessTestResult": "ClosenessResult",
+    "ClosenessThresholdResult": "ClosenessResult",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _RENAMED:
+        # Imported here: the deprecation helper is needed only when an old name is used.
+        from modelcompare._foundation.deprecation import renamed_name
+
+        return renamed_name(__name__, name, _RENAMED)
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)

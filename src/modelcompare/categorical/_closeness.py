@@ -23,7 +23,6 @@ from modelcompare._foundation.pvalues import monte_carlo_pvalue
 from modelcompare._foundation.resources import check_memory, estimate_array_bytes
 from modelcompare._foundation.results import (
     TestResult,
-    ThresholdResult,
     check_alpha,
     result_class,
 )
@@ -33,8 +32,7 @@ from modelcompare.categorical._space import check_counts, check_probabilities
 
 __all__ = [
     "P_VALUE_MODES",
-    "ClosenessTestResult",
-    "ClosenessThresholdResult",
+    "ClosenessResult",
     "closeness_test",
     "l2_statistic",
     "l2_statistic_variance",
@@ -47,146 +45,93 @@ P_VALUE_MODES = ("asymptotic", "mc", "permutation")
 
 
 @result_class
-class ClosenessThresholdResult(ThresholdResult):
-    """Result of an ℓ2 closeness test in a threshold mode: a threshold test at a level fixed in advance.
+class ClosenessResult(TestResult):
+    """Result of an ℓ2 closeness test on binned counts, in every mode.
 
-    Returned by :func:`closeness_test` in the modes ``"paper"``, ``"amplified"``,
-    ``"cantelli"`` and ``"tv-bound"``, and by :func:`two_sample_closeness_test` with
-    ``mode="threshold"``. There is no p-value: :meth:`decision` takes no level and decides at the
-    ``alpha`` the test ran at.
+    Returned by :func:`closeness_test` and :func:`two_sample_closeness_test`. One protocol for
+    every mode: :meth:`decision` takes a level and :meth:`critical_value` gives the threshold on
+    the statistic that the decision amounts to.
+
+    * The **p-value modes** (``"mc"``, ``"asymptotic"`` and the two-sample ``"permutation"``)
+      store no level (``alpha`` and ``threshold`` are None): ``decision(alpha)`` rejects iff
+      ``pvalue <= alpha``, at any level.
+    * The **threshold modes** (``"paper"``, ``"amplified"``, ``"cantelli"``, ``"tv-bound"`` and
+      the two-sample ``"threshold"``) have no p-value (``pvalue`` is None): they decide at the
+      level ``alpha`` fixed before they ran, which sets ``threshold`` (and the number of batches
+      in the batch modes). ``decision()`` and ``decision(alpha)`` at that level give the
+      decision; another level raises a ``ValueError``, since deciding there means running the
+      test again.
 
     Attributes
     ----------
     statistic : float
         T over all samples (known p) or the normalised CDVV statistic Z (two-sample); both estimate
         ‖q^B − p^B‖²₂. For ``mode="tv-bound"`` the binned empirical TV.
-    threshold : float
-        The critical value at level ``alpha``: a batch (batch modes) or the test rejects iff its
-        statistic exceeds it.
-    alpha : float
-        The level fixed before the test ran (it sets the threshold, and the number of batches in
-        the batch modes; the two-sample ``"threshold"`` rule records it only).
+    pvalue : float or None
+        P-value modes: in [0, 1], (1 + #{T_b ≥ T})/(1 + B) in ``"mc"`` and ``"permutation"``, the
+        normal tail 1 − Φ((T − ε₀²)/√V̂) in ``"asymptotic"``; 1 when the statistic is not finite.
+        None in the threshold modes.
+    threshold : float or None
+        Threshold modes: the critical value at level ``alpha``; a batch (batch modes) or the test
+        rejects iff its statistic exceeds it. None in the p-value modes (see
+        :meth:`critical_value`).
+    alpha : float or None
+        Threshold modes: the level fixed before the test ran (the two-sample ``"threshold"`` rule
+        records it only). None in the p-value modes, which store no level; a level given to one
+        anyway (deprecated) is kept here, with ``threshold`` and ``n_batches_rejecting`` at it, and
+        is the default level of :meth:`decision`.
     epsilon : float
         Tolerance, a bound on the ℓ2 *norm* ‖q^B − p^B‖₂.
     epsilon0 : float or None
-        Null radius of ``"cantelli"`` (H0: ‖q^B − p^B‖₂ ≤ ε₀); None for the heuristic modes.
+        Null radius (H0: ‖q^B − p^B‖₂ ≤ ε₀) of ``"cantelli"`` and ``"asymptotic"``; 0 for ``"mc"``
+        and ``"permutation"``; None for the heuristic modes.
     mode : str
         The decision rule (see :func:`closeness_test`).
     n_batches, batch_size : int
         K and m′ of the batch-majority modes (1 and m otherwise).
     batch_statistics : numpy.ndarray
         T of each batch (batch modes); the statistic alone otherwise.
-    n_batches_rejecting : int
-        How many batches exceeded the threshold (0 or 1 outside the batch modes).
+    n_batches_rejecting : int or None
+        Threshold modes: how many batches exceeded the threshold (0 or 1 outside the batch
+        modes). None in the p-value modes (without a level).
     tv : float
         Binned empirical TV, ½ Σ |p^B − q̂^B|.
     n_samples, n_bins : int
         m and k.
+    n_resamples : int or None
+        B, the Monte Carlo draws or permutations of ``"mc"`` and ``"permutation"``; None
+        otherwise.
     n_reference : int or None
         Size of the reference sample (two-sample tests).
     degenerate : bool
-        True when the statistic is not finite: then no decision is made (``decision()`` is
-        False) and a ``DegenerateDataWarning`` says so.
+        True when the plug-in variance of ``"asymptotic"`` is 0 (the p-value is then 0 or 1,
+        from T > ε₀²), or when the statistic is not finite: then no decision is made
+        (``decision`` is False at every level, the p-value 1) and a ``DegenerateDataWarning``
+        says so.
     seed_used : int or None
         The seed that reproduces the run.
 
     Examples
     --------
     >>> res = closeness_test([0.5, 0.5], [480, 520], epsilon=0.1, seed=0)
-    >>> type(res).__name__, res.n_batches, res.decision()
-    ('ClosenessThresholdResult', 4, False)
+    >>> res.n_batches, res.pvalue, res.decision(alpha=0.05), res.decision()
+    (4, None, False, False)
+    >>> mc = closeness_test([0.5, 0.5], [430, 570], mode="mc", n_resamples=199, seed=0)
+    >>> type(mc).__name__, mc.decision(alpha=0.05), mc.decision(alpha=0.001)
+    ('ClosenessResult', True, False)
     """
 
     statistic: float
-    threshold: float
-    alpha: float
+    pvalue: float | None
+    threshold: float | None
+    alpha: float | None
     epsilon: float
     epsilon0: float | None
     mode: str
     n_batches: int
     batch_size: int
     batch_statistics: np.ndarray
-    n_batches_rejecting: int
-    tv: float
-    n_samples: int
-    n_bins: int
-    n_reference: int | None = None
-    degenerate: bool = False
-    seed_used: int | None = None
-
-    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "threshold", "alpha", "mode")
-
-    @property
-    def _undecidable(self) -> bool:
-        """True when the statistic (or a batch statistic) is not finite: no decision is made."""
-        return not (
-            math.isfinite(self.statistic) and bool(np.isfinite(self.batch_statistics).all())
-        )
-
-    def decision(self) -> bool:
-        """Return True when H0 (q^B is close to p^B) is rejected at the level the test ran at.
-
-        One rule for every threshold mode: strictly more than half of the batches have a
-        statistic above ``threshold`` (outside the batch modes there is one batch, so this is
-        ``statistic > threshold``). False when the statistic is not finite (``degenerate``).
-
-        Examples
-        --------
-        >>> closeness_test([0.5, 0.5], [300, 700], mode="cantelli").decision()
-        True
-        """
-        if self._undecidable:
-            return False
-        return bool(self.n_batches_rejecting > self.n_batches / 2)
-
-
-@result_class
-class ClosenessTestResult(TestResult):
-    """Result of an ℓ2 closeness test in a p-value mode: a test with a p-value.
-
-    Returned by :func:`closeness_test` in the modes ``"mc"`` and ``"asymptotic"`` and by
-    :func:`two_sample_closeness_test` with ``mode="permutation"``. It stores no level:
-    ``decision(alpha)`` rejects iff ``pvalue <= alpha``, at any level, and
-    :meth:`critical_value` gives the threshold on the statistic that this decision amounts to.
-
-    Attributes
-    ----------
-    statistic : float
-        T over all samples (known p) or the normalised CDVV statistic Z (two-sample); both estimate
-        ‖q^B − p^B‖²₂.
-    pvalue : float
-        In [0, 1]: (1 + #{T_b ≥ T})/(1 + B) in ``"mc"`` and ``"permutation"``, the normal tail
-        1 − Φ((T − ε₀²)/√V̂) in ``"asymptotic"``; 1 when the statistic is not finite.
-    epsilon0 : float
-        Null radius (H0: ‖q^B − p^B‖₂ ≤ ε₀): 0 for ``"mc"`` and ``"permutation"``.
-    mode : str
-        ``"mc"``, ``"asymptotic"`` or ``"permutation"``.
-    tv : float
-        Binned empirical TV, ½ Σ |p^B − q̂^B|.
-    n_samples, n_bins : int
-        m and k.
-    n_resamples : int or None
-        B, the Monte Carlo draws or permutations (None for ``"asymptotic"``).
-    n_reference : int or None
-        Size of the reference sample (two-sample tests).
-    degenerate : bool
-        True when the plug-in variance of ``"asymptotic"`` is 0 (the p-value is then 0 or 1,
-        from T > ε₀²), or when the statistic is not finite (p-value 1, and a
-        ``DegenerateDataWarning``).
-    seed_used : int or None
-        The seed that reproduces the run.
-
-    Examples
-    --------
-    >>> mc = closeness_test([0.5, 0.5], [430, 570], mode="mc", n_resamples=199, seed=0)
-    >>> type(mc).__name__, mc.decision(alpha=0.05), mc.decision(alpha=0.001)
-    ('ClosenessTestResult', True, False)
-    """
-
-    statistic: float
-    pvalue: float
-    epsilon0: float
-    mode: str
+    n_batches_rejecting: int | None
     tv: float
     n_samples: int
     n_bins: int
@@ -197,31 +142,76 @@ class ClosenessTestResult(TestResult):
     _null: np.ndarray | None = dataclasses.field(default=None)
     _variance: float = dataclasses.field(default=math.nan)
 
-    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "mode")
+    _repr_fields: ClassVar[tuple[str, ...]] = ("statistic", "pvalue", "threshold", "alpha", "mode")
 
     @property
     def _undecidable(self) -> bool:
-        return not math.isfinite(self.statistic)
+        """True when the statistic (or a batch statistic) is not finite: no decision is made."""
+        return not (
+            math.isfinite(self.statistic) and bool(np.isfinite(self.batch_statistics).all())
+        )
 
-    def decision(self, alpha: float = 0.05) -> bool:
-        """Return True when H0 is rejected at ``alpha``: ``pvalue <= alpha``.
+    def _level(self, alpha: float | None) -> float:
+        """The level to decide at: ``alpha``, by default the run's level (0.05 for a p-value).
 
-        False at every level when the statistic is not finite (``degenerate``).
+        A threshold mode decides only at the level it ran at; another level raises.
         """
+        if alpha is None:
+            return 0.05 if self.alpha is None else self.alpha
         alpha = check_alpha(alpha)
-        return not self._undecidable and bool(self.pvalue <= alpha)
+        if self.pvalue is None and alpha != self.alpha:
+            msg = (
+                f"mode {self.mode!r} has no p-value: it decides only at the level it ran at "
+                f"(alpha={self.alpha}); got alpha={alpha}. Run the test again with "
+                f"alpha={alpha}, or use a mode with a p-value ('mc', 'asymptotic', "
+                "'permutation')."
+            )
+            raise ValueError(msg)
+        return alpha
 
-    def critical_value(self, alpha: float = 0.05) -> float:
+    def decision(self, alpha: float | None = None) -> bool:
+        """Return True when H0 (q^B is close to p^B) is rejected at level ``alpha``.
+
+        Parameters
+        ----------
+        alpha : float, optional
+            The level, in (0, 1). Default: the level a threshold mode ran at (``alpha``), 0.05
+            for a p-value mode. A threshold mode decides only at its own level: another one
+            raises a ``ValueError``.
+
+        Returns
+        -------
+        bool
+            P-value modes: ``pvalue <= alpha``. Batch modes (``"paper"``, ``"amplified"``):
+            strictly more than half of the batches have a statistic above ``threshold``. Other
+            threshold modes: ``statistic > threshold``. False at every level when the statistic
+            is not finite (``degenerate``).
+
+        Examples
+        --------
+        >>> res = closeness_test([0.5, 0.5], [300, 700], mode="cantelli")
+        >>> res.decision(), res.decision(alpha=0.05)
+        (True, True)
+        """
+        alpha = self._level(alpha)
+        if self._undecidable:
+            return False
+        if self.pvalue is not None:
+            return bool(self.pvalue <= alpha)
+        return bool(self.n_batches_rejecting > self.n_batches / 2)  # type: ignore[operator]
+
+    def critical_value(self, alpha: float | None = None) -> float:
         """The threshold on the statistic of the decision at ``alpha``.
 
         Parameters
         ----------
-        alpha : float
-            The level, in (0, 1).
+        alpha : float, optional
+            The level, in (0, 1); the same default and the same restriction as :meth:`decision`.
 
         Returns
         -------
         float
+            Threshold modes: ``threshold`` (a batch's threshold in the batch modes).
             ``"mc"``/``"permutation"``: the smallest t such that every statistic above t has a
             Monte Carlo p-value ≤ ``alpha`` (inf when no statistic can reach ``alpha`` with B
             draws). ``"asymptotic"``: ε₀² + z_{1−α}√V̂ (ε₀² when V̂ = 0).
@@ -232,12 +222,15 @@ class ClosenessTestResult(TestResult):
         >>> bool(far.statistic > far.critical_value(alpha=0.05))
         True
         """
-        alpha = check_alpha(alpha)
+        alpha = self._level(alpha)
+        if self.pvalue is None:
+            return float(self.threshold)  # type: ignore[arg-type]
         if self._null is not None:
             return _critical_value(self._null, alpha)
+        radius = 0.0 if self.epsilon0 is None else self.epsilon0
         if not self._variance > 0:
-            return float(self.epsilon0**2)
-        return float(self.epsilon0**2 + stats.norm.ppf(1 - alpha) * math.sqrt(self._variance))
+            return float(radius**2)
+        return float(radius**2 + stats.norm.ppf(1 - alpha) * math.sqrt(self._variance))
 
 
 # ---------------------------------------------------------------------- the statistic and its moments
@@ -367,7 +360,7 @@ def _critical_value(null: np.ndarray, alpha: float) -> float:
     return float(np.sort(null)[::-1][allowed])
 
 
-def _finalise(res: Any) -> Any:
+def _finalise(res: ClosenessResult) -> ClosenessResult:
     """Flag a result whose statistic is not finite: degenerate, never a decision (p-value 1)."""
     if not res._undecidable:
         return res
@@ -377,23 +370,44 @@ def _finalise(res: Any) -> Any:
         DegenerateDataWarning,
         stacklevel=3,
     )
-    if isinstance(res, ClosenessTestResult):
+    if res.pvalue is not None:
         return dataclasses.replace(res, pvalue=1.0, degenerate=True)
     return dataclasses.replace(res, n_batches_rejecting=0, degenerate=True)
 
 
-def _check_level(alpha: Any, mode: str) -> float:
-    """The level of a threshold mode (0.05 by default); a p-value mode takes none."""
+def _check_level(alpha: Any, mode: str) -> float | None:
+    """The level of a threshold mode (0.05 by default); a p-value mode takes none.
+
+    A level given to a p-value mode is kept, as 0.1 kept it, with a ``FutureWarning``: see
+    :func:`_keep_level`.
+    """
     if mode in P_VALUE_MODES:
-        if alpha is not None:
-            msg = (
-                f"`alpha` = {alpha!r} is the level of the threshold modes; mode {mode!r} gives a "
-                "p-value and stores no level: leave `alpha` out and decide with "
-                "`result.decision(alpha)`."
-            )
-            raise ValueError(msg)
-        return math.nan
+        if alpha is None:
+            return None
+        alpha = check_alpha(alpha)
+        warnings.warn(
+            f"`alpha` = {alpha!r} is the level of the threshold modes; mode {mode!r} gives a "
+            "p-value and decides at any level: leave `alpha` out and decide with "
+            "`result.decision(alpha)`. The level is kept as the result's `alpha` for now, and "
+            "will be refused in a later release.",
+            FutureWarning,
+            stacklevel=3,
+        )
+        return alpha
     return check_alpha(0.05 if alpha is None else alpha)
+
+
+def _keep_level(res: ClosenessResult, level: float | None) -> ClosenessResult:
+    """A p-value result with the level given when it ran (deprecated): as in 0.1, its ``alpha``,
+    the ``threshold`` of the decision at that level, and ``n_batches_rejecting`` (that decision)."""
+    if level is None:
+        return res
+    decided = dataclasses.replace(res, alpha=level)
+    return dataclasses.replace(
+        decided,
+        threshold=decided.critical_value(level),
+        n_batches_rejecting=int(decided.decision(level)),
+    )
 
 
 # ---------------------------------------------------------------------- known p
@@ -420,7 +434,7 @@ def closeness_test(
     n_resamples: int = 999,
     variance_bound: float | str = 1.0,
     seed: SeedLike = None,
-) -> ClosenessThresholdResult | ClosenessTestResult:
+) -> ClosenessResult:
     """ℓ2 closeness test of binned counts against a known binned p.
 
     Parameters
@@ -434,8 +448,8 @@ def closeness_test(
     alpha : float, optional
         Level α in (0, 1) of the threshold modes, fixed before the test runs: it sets the
         threshold (and the number of batches in the batch modes). Default 0.05. The p-value modes
-        (``"asymptotic"``, ``"mc"``) store no level and refuse one: decide with
-        ``result.decision(alpha)``.
+        (``"asymptotic"``, ``"mc"``) take none: decide with ``result.decision(alpha)`` (a level
+        given to them is kept as the result's ``alpha``, with a ``FutureWarning``).
     mode : {"paper", "amplified", "cantelli", "asymptotic", "mc", "tv-bound"}
         * ``"paper"`` (the authors' v1 code): K = ⌊log₂ 1/α⌋ disjoint batches of ⌊m/K⌋ samples
           (leftovers dropped); a batch rejects iff T > ¾ε²; reject iff strictly more than K/2 batches
@@ -461,12 +475,12 @@ def closeness_test(
 
     Returns
     -------
-    ClosenessThresholdResult or ClosenessTestResult
-        The kind the mode implies. The threshold modes (``"paper"``, ``"amplified"``,
-        ``"cantelli"``, ``"tv-bound"``) return a :class:`ClosenessThresholdResult`, a threshold
-        test whose ``decision()`` is the decision at ``alpha``. The p-value modes
-        (``"asymptotic"``, ``"mc"``) return a :class:`ClosenessTestResult`, a test whose
-        ``decision(alpha)`` compares its ``pvalue`` with any level.
+    ClosenessResult
+        The same kind in every mode, decided with ``decision(alpha)``. The threshold modes
+        (``"paper"``, ``"amplified"``, ``"cantelli"``, ``"tv-bound"``) have a ``threshold`` and
+        no ``pvalue``, and decide at the ``alpha`` they ran at. The p-value modes
+        (``"asymptotic"``, ``"mc"``) have a ``pvalue`` and no stored level, and decide at any
+        level.
 
     Notes
     -----
@@ -502,13 +516,14 @@ def closeness_test(
     t_all = float(l2_statistic(p, n))
     tv = 0.5 * float(np.abs(p - n / m).sum())
     common: dict[str, Any] = {
+        "epsilon": float(epsilon),
         "mode": mode,
         "tv": tv,
         "n_samples": m,
         "n_bins": k,
         "seed_used": seed_used,
     }
-    threshold_common = {**common, "epsilon": float(epsilon), "alpha": alpha}
+    threshold_common = {**common, "alpha": alpha, "pvalue": None}
 
     if mode in ("paper", "amplified"):
         n_batches = batch_count(mode, alpha)
@@ -523,7 +538,7 @@ def closeness_test(
         thr = 0.75 * epsilon**2
         n_rej = int((t_b > thr).sum())
         return _finalise(
-            ClosenessThresholdResult(
+            ClosenessResult(
                 statistic=t_all,
                 threshold=thr,
                 epsilon0=None,
@@ -547,7 +562,7 @@ def closeness_test(
                 eps0,
             )
         return _finalise(
-            ClosenessThresholdResult(
+            ClosenessResult(
                 statistic=float(stat),
                 threshold=float(thr),
                 epsilon0=eps_used,
@@ -584,11 +599,17 @@ def closeness_test(
         null = np.atleast_1d(l2_statistic(p, rng.multinomial(m, p / p.sum(), size=n_resamples)))
         stat, radius = t_all, 0.0
         pvalue = monte_carlo_pvalue(stat, null)
-    return _finalise(
-        ClosenessTestResult(
+    result = _finalise(
+        ClosenessResult(
             statistic=float(stat),
+            threshold=None,
+            alpha=None,
             pvalue=pvalue,
             epsilon0=float(radius),
+            n_batches=1,
+            batch_size=m,
+            batch_statistics=np.array([float(stat)]),
+            n_batches_rejecting=None,
             n_resamples=None if null is None else int(n_resamples),
             degenerate=degenerate,
             _null=null,
@@ -596,6 +617,7 @@ def closeness_test(
             **common,
         )
     )
+    return _keep_level(result, alpha)
 
 
 def _cantelli_threshold(
@@ -630,7 +652,7 @@ def two_sample_closeness_test(
     mode: str = "permutation",
     n_resamples: int = 999,
     seed: SeedLike = None,
-) -> ClosenessTestResult | ClosenessThresholdResult:
+) -> ClosenessResult:
     """ℓ2 closeness test when the reference is known only by samples (Chan et al., 2014).
 
     Parameters
@@ -642,8 +664,9 @@ def two_sample_closeness_test(
     alpha : float, optional
         Level in (0, 1) of the ``"threshold"`` mode, fixed before the test runs (default 0.05).
         The rule itself does not depend on it: it is recorded in the result as the level the
-        caller asked for. The ``"permutation"`` mode stores no level and refuses one: decide
-        with ``result.decision(alpha)``.
+        caller asked for. The ``"permutation"`` mode takes none: decide with
+        ``result.decision(alpha)`` (a level given to it is kept as the result's ``alpha``, with a
+        ``FutureWarning``).
     mode : {"permutation", "threshold"}
         ``"permutation"``: p-value (1 + #{Z_b ≥ Z})/(1 + B) from B relabellings of the pooled sample
         (exact level α for H0: p^B = q^B with data-independent bins); ``"threshold"``: reject iff
@@ -655,10 +678,10 @@ def two_sample_closeness_test(
 
     Returns
     -------
-    ClosenessTestResult or ClosenessThresholdResult
-        The kind the mode implies: ``"permutation"`` returns a :class:`ClosenessTestResult`
-        (a test with a p-value, ``decision(alpha)``); ``"threshold"`` returns a
-        :class:`ClosenessThresholdResult` (``decision()`` at the level fixed in advance).
+    ClosenessResult
+        The same kind in both modes, decided with ``decision(alpha)``: ``"permutation"`` has a
+        ``pvalue`` and decides at any level; ``"threshold"`` has a ``threshold`` and no
+        ``pvalue``, and decides at the ``alpha`` it ran at.
         ``statistic`` is Z = Σ[(m₂X − m₁Y)² − m₂²X − m₁²Y]/(m₁²m₂²), which has expectation
         ‖p^B − q^B‖²₂ under Poissonised sampling (for fixed sizes the bias is
         −‖p^B‖²/m₁ − ‖q^B‖²/m₂).
@@ -696,7 +719,11 @@ def two_sample_closeness_test(
     tv = 0.5 * float(np.abs(x / m1 - y / m2).sum())
     common: dict[str, Any] = {
         "statistic": z,
+        "epsilon": float(epsilon),
         "mode": mode,
+        "n_batches": 1,
+        "batch_size": m2,
+        "batch_statistics": np.array([z]),
         "tv": tv,
         "n_samples": m2,
         "n_bins": int(x.shape[0]),
@@ -711,19 +738,26 @@ def two_sample_closeness_test(
         xb = rng.multivariate_hypergeometric(x + y, m1, size=b)
         null = _cdvv(xb, x + y - xb, m1, m2)
         pvalue = monte_carlo_pvalue(z, null)
-        return _finalise(
-            ClosenessTestResult(pvalue=pvalue, epsilon0=0.0, n_resamples=b, _null=null, **common)
+        result = _finalise(
+            ClosenessResult(
+                threshold=None,
+                alpha=None,
+                pvalue=pvalue,
+                epsilon0=0.0,
+                n_batches_rejecting=None,
+                n_resamples=b,
+                _null=null,
+                **common,
+            )
         )
+        return _keep_level(result, alpha)
     thr = 0.75 * epsilon**2
     return _finalise(
-        ClosenessThresholdResult(
+        ClosenessResult(
             threshold=float(thr),
             alpha=alpha,
-            epsilon=float(epsilon),
+            pvalue=None,
             epsilon0=None,
-            n_batches=1,
-            batch_size=m2,
-            batch_statistics=np.array([z]),
             n_batches_rejecting=int(z > thr),
             **common,
         )

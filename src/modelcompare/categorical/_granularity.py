@@ -21,8 +21,7 @@ from modelcompare.categorical._closeness import (
     MODES,
     P_VALUE_MODES,
     TWO_SAMPLE_MODES,
-    ClosenessTestResult,
-    ClosenessThresholdResult,
+    ClosenessResult,
     batch_count,
     closeness_test,
     two_sample_closeness_test,
@@ -55,21 +54,19 @@ class GranularityResult(ScoreResult):
         The levels evaluated (all of them; the paper stops at the first rejection, which gives
         the same scores).
     decisions : numpy.ndarray of bool
-        Per level, the closeness test's decision at ``alpha`` (True: H0 rejected at that k):
-        ``decision()`` of a threshold mode, ``decision(alpha)`` of a p-value mode.
+        Per level, the closeness test's ``decision(alpha)`` (True: H0 rejected at that k).
     tv, statistics, thresholds : numpy.ndarray
         Per level: binned empirical TV ½ Σ|p^B − q̂^B|, test statistic and its threshold at
-        ``alpha`` (for a p-value mode, the test's ``critical_value(alpha)``).
+        ``alpha``, the test's ``critical_value(alpha)``.
     pvalues : numpy.ndarray or None
         Per-level p-values for the modes that have one (``"mc"``, ``"asymptotic"``,
         ``"permutation"``); None for the threshold modes.
     n_bins : numpy.ndarray
         Bins actually used per level (below k when a stair has zero splitting gain).
-    tests : tuple of ClosenessThresholdResult or of ClosenessTestResult
-        The full test result per level, of the kind the mode implies: a
-        :class:`ClosenessTestResult` (a test with a p-value) for ``"mc"``, ``"asymptotic"``
-        and ``"permutation"``, a :class:`ClosenessThresholdResult` (a threshold test at
-        ``alpha``) for the other modes.
+    tests : tuple of ClosenessResult
+        The full closeness-test result per level: with a ``pvalue`` for ``"mc"``,
+        ``"asymptotic"`` and ``"permutation"``, with a ``threshold`` at ``alpha`` for the other
+        modes.
     epsilon : float
         Tolerance, a bound on the ℓ2 norm ‖p^B − q^B‖₂.
     alpha : float
@@ -106,7 +103,7 @@ class GranularityResult(ScoreResult):
     thresholds: np.ndarray
     pvalues: np.ndarray | None
     n_bins: np.ndarray
-    tests: tuple[ClosenessThresholdResult | ClosenessTestResult, ...]
+    tests: tuple[ClosenessResult, ...]
     epsilon: float
     alpha: float
     mode: str
@@ -363,7 +360,7 @@ def granularity(
     feats = engine.features(test_rows)
     ref_feats = engine.features(test_ref) if test_ref is not None else None
     level = None if mode in P_VALUE_MODES else alpha  # a p-value mode stores no level
-    tests: list[ClosenessThresholdResult | ClosenessTestResult] = []
+    tests: list[ClosenessResult] = []
     for k, r_k in zip(ks, spawn(r_tests, len(ks))):
         binning = engine.binning(k, cuts)
         counts = binning._counts_from_features(feats)
@@ -390,16 +387,12 @@ def granularity(
                 seed=r_k,
             )
         tests.append(res)
-    with_pvalue = [t for t in tests if isinstance(t, ClosenessTestResult)]
-    if with_pvalue:  # the mode gives p-values: decide each level at `alpha`
-        decisions = np.array([t.decision(alpha) for t in with_pvalue], dtype=bool)
-        thresholds = np.array([t.critical_value(alpha) for t in with_pvalue])
-        pvalues: np.ndarray | None = np.array([t.pvalue for t in with_pvalue], dtype=float)
-    else:
-        threshold_tests = [t for t in tests if isinstance(t, ClosenessThresholdResult)]
-        decisions = np.array([t.decision() for t in threshold_tests], dtype=bool)
-        thresholds = np.array([t.threshold for t in threshold_tests])
-        pvalues = None
+    # every level decides at `alpha`: a threshold mode ran at it, a p-value mode compares with it
+    decisions = np.array([t.decision(alpha) for t in tests], dtype=bool)
+    thresholds = np.array([t.critical_value(alpha) for t in tests])
+    pvalues: np.ndarray | None = (
+        None if mode not in P_VALUE_MODES else np.array([t.pvalue for t in tests], dtype=float)
+    )
     hit = np.flatnonzero(decisions)
     if not hit.size:  # every level accepts
         value = first = ks[-1]

@@ -7,7 +7,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from modelcompare._foundation.parallel import (
 from modelcompare._foundation.seeds import SeedLike
 from modelcompare._foundation.task_seeds import base_seed, canonical_json, config_key, task_seed
 from modelcompare._foundation.threads import limit_threads as one_thread
+
+if TYPE_CHECKING:  # pandas is imported when a table is built, not when the package is
+    import pandas as pd
 
 __all__ = ["check_flag", "check_n_jobs", "fresh_base_seed", "run_many"]
 
@@ -202,7 +205,7 @@ def execute(
     return records
 
 
-def to_frame(records: list[dict[str, Any]], config_columns: list[str]) -> Any:
+def to_frame(records: list[dict[str, Any]], config_columns: list[str]) -> pd.DataFrame:
     """Records in the given order as a DataFrame: config columns, outputs, then bookkeeping."""
     import pandas as pd
 
@@ -239,7 +242,7 @@ def run_many(
     n_jobs: int | None = None,
     seed: SeedLike = None,
     progress: bool = False,
-) -> Any:
+) -> pd.DataFrame:
     """Run ``fn(**config, seed=child_seed)`` for every config, in parallel through joblib.
 
     Parameters
@@ -267,11 +270,21 @@ def run_many(
     Returns
     -------
     pandas.DataFrame
-        One row per config, in the order of ``configs``: the config's entries, the task's outputs,
-        then ``key`` (the config's stable key), ``seed`` (the child seed: ``fn(**config,
-        seed=seed)`` reproduces the row), ``base_seed``, ``error`` (``"Type: message"`` or None),
-        ``warnings`` (warnings the task raised, or None) and ``runtime_s``. ``frame.attrs``
-        holds ``seed_used``.
+        One row per config, in the order of ``configs`` (index 0, 1, ...), with these columns:
+
+        * the config's entries, one column per key (the union of all configs' keys, in first-seen
+          order; an array value as the JSON text of its list);
+        * the task's outputs: a result object's scalar fields (its ``to_dict()`` without arrays,
+          plus ``statistic``), a dict's entries, or ``value`` for a number; an output that
+          differs from the config entry of the same name is ``<name>_result``;
+        * ``key`` (str, the config's stable key), ``seed`` (int, the child seed:
+          ``fn(**config, seed=seed)`` reproduces the row), ``base_seed`` (int), ``error``
+          (``"Type: message"`` or None; a failed task has no outputs), ``warnings`` (the
+          warnings the task raised, ``"; "``-joined, or None) and ``runtime_s`` (float).
+
+        An integer column with gaps (failed tasks) is pandas' nullable ``Int64``.
+        ``frame.attrs`` holds ``seed_used`` (the base seed, int) and ``config_columns`` (the
+        config's column names, list of str).
 
     Notes
     -----

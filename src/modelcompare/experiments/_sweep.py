@@ -8,7 +8,7 @@ import os
 import socket
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from modelcompare._foundation.errors import MissingDependencyError
 from modelcompare._foundation.optional import install_hint
@@ -22,6 +22,9 @@ from modelcompare.experiments._run_many import (
     prepare_tasks,
     to_frame,
 )
+
+if TYPE_CHECKING:  # pandas is imported when a table is built, not when the package is
+    import pandas as pd
 
 __all__ = ["lock_path", "parts_dir", "run_sweep"]
 
@@ -68,7 +71,7 @@ def _atomic_write_text(path: Path, text: str) -> None:
 _INT64 = (-(2**63), 2**63 - 1)
 
 
-def _parquet_safe(frame: Any) -> Any:
+def _parquet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """Parquet columns hold one type: a column mixing types (e.g. ints and names), or holding ints
     beyond int64 (e.g. a 128-bit seed passed by the user), becomes text."""
     out = frame.copy()
@@ -84,7 +87,7 @@ def _parquet_safe(frame: Any) -> Any:
     return out
 
 
-def _write_table(frame: Any, path: Path, fmt: str) -> None:
+def _write_table(frame: pd.DataFrame, path: Path, fmt: str) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     if fmt == "parquet":
         _parquet_safe(frame).to_parquet(tmp, index=False)
@@ -188,7 +191,7 @@ def run_sweep(
     n_jobs: int | None = None,
     progress: bool = False,
     retry_failed: bool = True,
-) -> Any:
+) -> pd.DataFrame:
     """Resumable :func:`run_many`: each finished task is saved at once; a rerun skips what is done.
 
     Parameters
@@ -210,8 +213,12 @@ def run_sweep(
     Returns
     -------
     pandas.DataFrame
-        The table of :func:`run_many` for ``configs`` (rows loaded from disk and rows just run, in
-        the order of ``configs``). ``frame.attrs`` holds ``seed_used``, ``n_skipped`` and ``n_run``.
+        The table of :func:`run_many` for ``configs``, with the same columns: rows loaded from
+        disk and rows just run, in the order of ``configs``; after an interruption, only the
+        tasks that finished. The same table is written to ``out``. ``frame.attrs`` holds
+        ``seed_used`` (the base seed, int), ``config_columns`` (list of str), ``n_skipped``
+        (tasks loaded from ``<out>.parts`` instead of run, int), ``n_run`` (tasks run now, int)
+        and ``out`` (the table's path, str).
 
     Notes
     -----
@@ -256,7 +263,7 @@ def _run_locked(
     n_jobs: int | None,
     progress: bool,
     retry_failed: bool,
-) -> Any:
+) -> pd.DataFrame:
     parts = parts_dir(path)
     base = _resolve_base(parts, seed)
 
