@@ -189,3 +189,40 @@ def previous(slug: str) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def rerun(
+    args: argparse.Namespace,
+    slug: str,
+    rows: list[list[Any]],
+    *,
+    script: str | Path,
+    columns: list[str] | None = None,
+    notes: str | None = None,
+    load: float | None = None,
+) -> Path | None:
+    """Save a new run of the stored table ``slug``: its title, part, meaning and notes are kept.
+
+    The columns are the stored ones unless given; ``notes`` replaces the stored notes where the
+    run says something of its own.
+    """
+    stored = previous(slug)
+    if stored is None:
+        raise ValueError(f"no stored results file {slug!r}: build the record with record()")
+    result = record(
+        slug,
+        title=stored["title"],
+        part=stored["part"],
+        script=script,
+        columns=stored["columns"] if columns is None else columns,
+        rows=rows,
+        meaning=stored["meaning"],
+        notes=stored["notes"] if notes is None else notes,
+        load=load,
+    )
+    return save(args, result)
+
+
+def native_engine() -> bool:
+    """Whether the MLP runs on the compiled CPU kernel (``MODELCOMPARE_NATIVE=0`` picks torch)."""
+    return os.environ.get("MODELCOMPARE_NATIVE", "1").strip() not in ("0", "false", "no", "off")
