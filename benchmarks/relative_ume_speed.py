@@ -285,8 +285,10 @@ def optimisation(n, d, j, train_fraction, repeat):
             ],
             ["criterion reached", *crit, f"ours/ref = {crit_ours / crit_ref:.3f}"],
             [
-                f"whole `rel_ume(x, y, z, n_locations={j})` on n = {n:,} (fit on "
-                f"{train_fraction:.0%}, test on the rest)",
+                (
+                    f"whole `rel_ume(x, y, z, n_locations={j})` on n = {n:,} (fit on "
+                    f"{train_fraction:.0%}, test on the rest)"
+                ),
                 None,
                 f"{t_full:.2f} s",
                 None,
