@@ -145,8 +145,10 @@ def main() -> None:
     rows = [
         [
             "simulate (vectorised Strang splitting, h = 1/1024 s, 10 s a series)",
-            f"{args.n_train:,} training (50,000) + {args.n_cal:,} calibration (10,000) + "
-            f"{len(G_GRID)} along g₀",
+            (
+                f"{args.n_train:,} training (50,000) + {args.n_cal:,} calibration (10,000) + "
+                f"{len(G_GRID)} along g₀"
+            ),
             f"{times['simulate_s']:.0f} s",
         ],
         [
