@@ -178,9 +178,14 @@ def save(args: argparse.Namespace, result: dict[str, Any]) -> Path | None:
     path.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {path}")
     if directory.resolve() == RESULTS.resolve():
-        render.main([])
-        print("regenerated BENCHMARKS.md")
+        regenerate()
     return path
+
+
+def regenerate() -> None:
+    """Rewrite BENCHMARKS.md and the documentation's page from the results files."""
+    _render().main([])
+    print("regenerated BENCHMARKS.md")
 
 
 def previous(slug: str) -> dict[str, Any] | None:
