@@ -23,15 +23,6 @@ _harness.one_thread()
 
 import numpy as np
 
-xgb = types.ModuleType("xgboost")
-xgb.XGBClassifier = lambda **kw: None  # only referenced in cde-diagnostics' classifier table
-sys.modules.setdefault("xgboost", xgb)
-
-from cde_diagnostics import classifiers
-from cde_diagnostics.global_test import global_test
-from cde_diagnostics.local_test import local_test
-from sklearn.neighbors import KNeighborsClassifier
-
 from modelcompare import (
     ConditionalGaussianModel,
     NearestNeighborRegressor,
@@ -53,6 +44,14 @@ COLUMNS = [
 
 def main() -> None:
     args = _harness.parser(__doc__).parse_args()
+    xgb = types.ModuleType("xgboost")
+    xgb.XGBClassifier = lambda **kw: None  # only referenced in cde-diagnostics' classifier table
+    sys.modules.setdefault("xgboost", xgb)
+    from cde_diagnostics import classifiers
+    from cde_diagnostics.global_test import global_test
+    from cde_diagnostics.local_test import local_test
+    from sklearn.neighbors import KNeighborsClassifier
+
     rows = []
     k = 150
     classifiers.classifier_dict["kNN150"] = KNeighborsClassifier(n_neighbors=k)
