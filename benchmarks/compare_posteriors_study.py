@@ -1,7 +1,7 @@
 """compare_posteriors: speed of the where-map and of the energy score, and a larger size study.
 
-Run ``python benchmarks/compare_posteriors_study.py [--speed] [--size] [--sbi]``. Figures go to
-stdout as Markdown rows for BENCHMARKS.md.
+Run ``python benchmarks/compare_posteriors_study.py [--speed] [--size] [--sbi]``; each part writes
+its table to ``benchmarks/results/`` (see ``benchmarks/_harness.py``).
 
 - speed: the where-map at N = 10⁵ pairs and 20 evaluation points (log rule, 2-D Gaussian model),
   and the energy rule at N = 10⁴, S = 100, m = 5, one thread;

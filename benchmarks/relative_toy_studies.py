@@ -15,7 +15,8 @@ convention, full sample). As in kmod, trial r draws R with seed r + 30, P with r
 the tests use seed r.
 
 Usage: ``python benchmarks/relative_toy_studies.py --study all --trials 100`` (single-threaded).
-Prints markdown tables with rejection rates, a binomial check for H0 rows, and the wall time.
+Prints the tables (rejection rates, a binomial check for H0 rows, the wall time) and writes each
+study's table to ``benchmarks/results/``.
 """
 
 from __future__ import annotations
