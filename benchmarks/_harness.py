@@ -36,6 +36,8 @@ RESULTS = HERE / "results"
 SCRATCH = HERE / "out"
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 VERSIONED = ("numpy", "scipy", "scikit-learn", "torch", "sbi")
+#: The library's environment variables that change what a run measures; a command shows them.
+SETTINGS = ("MODELCOMPARE_NATIVE", "MODELCOMPARE_NUM_THREADS")
 
 
 def one_thread() -> None:
@@ -117,7 +119,10 @@ def command(script: str | Path, argv: list[str] | None = None) -> str:
     path = Path(script).resolve()
     shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     args = sys.argv[1:] if argv is None else argv
-    return " ".join(["python", shown.as_posix(), *map(shlex.quote, args)])
+    settings = [
+        f"{name}={shlex.quote(os.environ[name])}" for name in SETTINGS if name in os.environ
+    ]
+    return " ".join([*settings, "python", shown.as_posix(), *map(shlex.quote, args)])
 
 
 def _render() -> Any:

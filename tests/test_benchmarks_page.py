@@ -168,3 +168,12 @@ def test_quick_runs_stay_out_of_the_results(
     )
     assert harness.save(args, record) == tmp_path / "scratch" / "c2st-y.json"
     assert harness.save(harness.parser("x").parse_args(["--no-save"]), record) is None
+
+
+def test_the_command_shows_the_settings_that_change_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MODELCOMPARE_NUM_THREADS", raising=False)
+    monkeypatch.setenv("MODELCOMPARE_NATIVE", "0")
+    script = ROOT / "benchmarks" / "c2st_exactness.py"
+    assert harness.command(script, ["--n", "10 000"]) == (
+        "MODELCOMPARE_NATIVE=0 python benchmarks/c2st_exactness.py --n '10 000'"
+    )
