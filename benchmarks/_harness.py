@@ -36,6 +36,8 @@ RESULTS = HERE / "results"
 SCRATCH = HERE / "out"
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 VERSIONED = ("numpy", "scipy", "scikit-learn", "torch", "sbi")
+#: The library's environment variables that change what a run measures; a command shows them.
+SETTINGS = ("MODELCOMPARE_NATIVE", "MODELCOMPARE_NUM_THREADS")
 
 
 def one_thread() -> None:
@@ -117,7 +119,10 @@ def command(script: str | Path, argv: list[str] | None = None) -> str:
     path = Path(script).resolve()
     shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     args = sys.argv[1:] if argv is None else argv
-    return " ".join(["python", shown.as_posix(), *map(shlex.quote, args)])
+    settings = [
+        f"{name}={shlex.quote(os.environ[name])}" for name in SETTINGS if name in os.environ
+    ]
+    return " ".join([*settings, "python", shown.as_posix(), *map(shlex.quote, args)])
 
 
 def _render() -> Any:
@@ -178,9 +183,14 @@ def save(args: argparse.Namespace, result: dict[str, Any]) -> Path | None:
     path.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {path}")
     if directory.resolve() == RESULTS.resolve():
-        render.main([])
-        print("regenerated BENCHMARKS.md")
+        regenerate()
     return path
+
+
+def regenerate() -> None:
+    """Rewrite BENCHMARKS.md and the documentation's page from the results files."""
+    _render().main([])
+    print("regenerated BENCHMARKS.md")
 
 
 def previous(slug: str) -> dict[str, Any] | None:
@@ -189,3 +199,40 @@ def previous(slug: str) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def rerun(
+    args: argparse.Namespace,
+    slug: str,
+    rows: list[list[Any]],
+    *,
+    script: str | Path,
+    columns: list[str] | None = None,
+    notes: str | None = None,
+    load: float | None = None,
+) -> Path | None:
+    """Save a new run of the stored table ``slug``: its title, part, meaning and notes are kept.
+
+    The columns are the stored ones unless given; ``notes`` replaces the stored notes where the
+    run says something of its own.
+    """
+    stored = previous(slug)
+    if stored is None:
+        raise ValueError(f"no stored results file {slug!r}: build the record with record()")
+    result = record(
+        slug,
+        title=stored["title"],
+        part=stored["part"],
+        script=script,
+        columns=stored["columns"] if columns is None else columns,
+        rows=rows,
+        meaning=stored["meaning"],
+        notes=stored["notes"] if notes is None else notes,
+        load=load,
+    )
+    return save(args, result)
+
+
+def native_engine() -> bool:
+    """Whether the MLP runs on the compiled CPU kernel (``MODELCOMPARE_NATIVE=0`` picks torch)."""
+    return os.environ.get("MODELCOMPARE_NATIVE", "1").strip() not in ("0", "false", "no", "off")

@@ -23,16 +23,16 @@ KERAS_BACKEND=torch OMP_NUM_THREADS=1 python benchmarks/bayesflow_agreement.py
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import os
 import time
 
+import _harness
+
+_harness.one_thread()
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
-import bayesflow
-import keras
 import numpy as np
-import torch
-from bayesflow.diagnostics import metrics as bf
 from scipy import stats
 
 from modelcompare import sbc_log_gamma
@@ -42,6 +42,8 @@ from modelcompare.posterior import (
     posterior_contraction,
 )
 
+AGREEMENT = "audit-01-bayesflow-2-1-s-diagnostics-agreement"
+NULLS = "audit-02-bayesflow-2-1-s-diagnostics-the"
 POST_SD = np.sqrt(1.0 / 3.0)
 LEVELS = np.linspace(0.005, 0.995, 20)
 
@@ -88,7 +90,7 @@ def with_global_seed(seed, fn):
         np.random.set_state(saved)  # noqa: NPY002
 
 
-def compare(draws, theta):
+def compare(bf, draws, theta):
     """Rows (diagnostic, max |ours − BayesFlow|, our seconds, BayesFlow's seconds)."""
     n, s, m = draws.shape
     rows = []
@@ -134,7 +136,7 @@ def compare(draws, theta):
     return rows
 
 
-def nulls(n, s, b=2000):
+def nulls(bf, n, s, b=2000):
     """KS p-value of our null against BayesFlow's, and BayesFlow's share of inexact draws."""
     ours, t1 = timed(lambda: sbc_log_gamma(np.zeros((n, 1), dtype=int), s, n_resamples=b, seed=1))
     theirs, t2 = timed(lambda: with_global_seed(2, lambda: bf.gamma_null_distribution(n, s, b)))
@@ -159,32 +161,36 @@ def nulls(n, s, b=2000):
 
 
 def main():
+    args = _harness.parser(__doc__).parse_args()
+    bayesflow, keras, torch = (importlib.import_module(m) for m in ("bayesflow", "keras", "torch"))
+    bf = importlib.import_module("bayesflow.diagnostics.metrics")
     print(
         f"bayesflow {bayesflow.__version__}, keras {keras.__version__} "
         f"(backend {keras.backend.backend()}), torch {torch.__version__}, numpy {np.__version__}"
     )
-    print()
-    print("| case (N, S, m) | diagnostic | max abs difference | ours (s) | BayesFlow (s) |")
-    print("|---|---|---|---|---|")
-    for name, make in CASES:
+    rows = []
+    for name, make in CASES[:1] if args.quick else CASES:
         draws, theta = make()
         label = f"{name} {draws.shape}"
-        for what, diff, t1, t2 in compare(draws, theta):
-            print(f"| {label} | {what} | {diff:.2e} | {t1:.4f} | {t2:.4f} |")
-    print()
-    print(
-        "| N, S (B = 2,000) | counts k with N·(k/N) < k | KS p, ours vs BayesFlow's null "
-        "| KS p, ours vs exact | BayesFlow's null draws off the exact γ | q₀.₀₅ ours / BayesFlow / exact "
-        "| ours (s) | BayesFlow (s) |"
-    )
-    print("|---|---|---|---|---|---|---|---|")
-    for n, s in [(80, 30), (49, 20), (150, 50), (200, 100)]:
-        r = nulls(n, s)
-        q = " / ".join(f"{v:.4g}" for v in r["q05"])
-        print(
-            f"| {n}, {s} | {r['rounded_counts']} | {r['ks_ours_vs_bf']:.3g} | {r['ks_ours_vs_exact']:.3g} "
-            f"| {r['bf_inexact_share']:.1%} | {q} | {r['t'][0]:.3f} | {r['t'][1]:.3f} |"
+        for what, diff, t1, t2 in compare(bf, draws, theta):
+            rows.append([label, what, f"{diff:.2e}", f"{t1:.4f}", f"{t2:.4f}"])
+    _harness.rerun(args, AGREEMENT, rows, script=__file__)
+    rows = []
+    for n, s in [(80, 30)] if args.quick else [(80, 30), (49, 20), (150, 50), (200, 100)]:
+        r = nulls(bf, n, s)
+        rows.append(
+            [
+                f"{n}, {s}",
+                r["rounded_counts"],
+                f"{r['ks_ours_vs_bf']:.3g}",
+                f"{r['ks_ours_vs_exact']:.3g}",
+                f"{r['bf_inexact_share']:.1%}",
+                " / ".join(f"{v:.4g}" for v in r["q05"]),
+                f"{r['t'][0]:.3f}",
+                f"{r['t'][1]:.3f}",
+            ]
         )
+    _harness.rerun(args, NULLS, rows, script=__file__)
 
 
 if __name__ == "__main__":

@@ -16,19 +16,20 @@ within 15 % or 3 SE, whichever is larger.
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
 import time
-from pathlib import Path
 
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from c2st_speed import ours_c2st, sbibm_c2st
+
+#: The table per engine of the MLP (``MODELCOMPARE_NATIVE=0`` picks the torch engine).
+SLUGS = {
+    True: "c2st-01-exactness-compiled-cpu-kernel",
+    False: "c2st-03-exactness-batched-torch-engine",
+}
 
 
 def make_case(case: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -51,12 +52,14 @@ def mean_se(a: np.ndarray) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _harness.parser(__doc__)
     parser.add_argument("--n", type=int, default=10000, help="draws per set (d=2 cases)")
     parser.add_argument("--n-d5", type=int, default=None, help="draws per set for d5-scale")
     parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--cases", nargs="+", default=["d2-null", "d2-shift", "d5-scale"])
     args = parser.parse_args()
+    if args.quick:
+        args.n, args.n_d5, args.seeds = 1000, 1000, 2
 
     import torch
 
@@ -96,17 +99,21 @@ def main() -> None:
         ep_ok = abs(e_o - e_r) <= max(0.15 * e_r, 3 * se_d)
         same = float(np.mean(ep_ref == ep_ours))
         rows.append(
-            f"| {case} | {n} | {args.seeds} | {m_r:.4f} ± {s_r:.4f} | {m_o:.4f} ± {s_o:.4f} | "
-            f"{m_d:+.4f} ± {s_d:.4f} | {e_r:.1f} ± {se_r:.1f} | {e_o:.1f} ± {se_o:.1f} | "
-            f"{same:.0%} | {'pass' if acc_ok and ep_ok else 'FAIL'} | {t_ref / t_ours:.1f}x |"
+            [
+                case,
+                n,
+                args.seeds,
+                f"{m_r:.4f} ± {s_r:.4f}",
+                f"{m_o:.4f} ± {s_o:.4f}",
+                f"{m_d:+.4f} ± {s_d:.4f}",
+                f"{e_r:.1f} ± {se_r:.1f}",
+                f"{e_o:.1f} ± {se_o:.1f}",
+                f"{same:.0%}",
+                "pass" if acc_ok and ep_ok else "FAIL",
+                f"{t_ref / t_ours:.1f}x",
+            ]
         )
-    print()
-    print(
-        "| case | n per set | seeds | sklearn acc | ours acc | paired diff | sklearn epochs/fold "
-        "| ours epochs/fold | same epochs | verdict | time ratio |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    print("\n".join(rows))
+    _harness.rerun(args, SLUGS[_harness.native_engine()], rows, script=__file__)
 
 
 if __name__ == "__main__":

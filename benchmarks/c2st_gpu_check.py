@@ -12,14 +12,24 @@ and a batched ``c2st_many`` throughput figure on cuda (``--pairs`` comparisons o
 
 from __future__ import annotations
 
-import argparse
-import os
 import time
 
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
+
+SLUG = "c2st-07-gpu"
+MEANING = """\
+`device="cuda"` runs the torch engine (stopped folds compacted on the device; one host
+synchronisation per epoch for the loss vector, plus the epoch's index upload right after it).
+Each row trains sbibm's MLP on the same folds, initial weights and minibatch order on the CPU
+engine and on the GPU, n vs n draws of N(0, I) (the null), one seed: the wall times, their ratio,
+and both accuracies and epochs per fold, which agree up to float32 rounding drift. The last row
+times `c2st_many` over the given number of 1,000 vs 1,000 comparisons at d = 2.
+`tests/foundation/test_mlp_engine.py::test_cuda_matches_cpu_statistics` (marked `gpu`) compares
+CUDA and CPU statistics on a small case."""
 
 
 def main() -> None:
@@ -27,15 +37,18 @@ def main() -> None:
 
     from modelcompare import c2st, c2st_many
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _harness.parser(__doc__, seed=1)
     parser.add_argument("--n", type=int, default=10000)
     parser.add_argument("--dims", type=int, nargs="+", default=[2, 5, 10])
     parser.add_argument("--pairs", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    if args.quick:
+        args.n, args.dims, args.pairs = 1000, [2], 10
     if not torch.cuda.is_available():
         raise SystemExit("no CUDA device: this check needs a GPU")
-    print(f"GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
+    gpu = torch.cuda.get_device_name(0)
+    print(f"GPU: {gpu}, torch {torch.__version__}")
+    rows = []
     print("| d | cpu s | cuda s | cpu/cuda | cpu acc | cuda acc | cpu epochs | cuda epochs |")
     print("|---|---|---|---|---|---|---|---|")
     for d in args.dims:
@@ -55,19 +68,63 @@ def main() -> None:
             f"{cpu.epochs.tolist()} | {cuda.epochs.tolist()} |",
             flush=True,
         )
+        rows.append(
+            [
+                f"`c2st`, d = {d}, n = {args.n}",
+                f"{times['cpu']:.2f}",
+                f"{times['cuda']:.2f}",
+                f"{times['cpu'] / times['cuda']:.2f}×",
+                f"{cpu.accuracy:.4f}",
+                f"{cuda.accuracy:.4f}",
+                ", ".join(map(str, cpu.epochs.tolist())),
+                ", ".join(map(str, cuda.epochs.tolist())),
+            ]
+        )
     rng = np.random.default_rng(args.seed)
     pairs = [
         (rng.standard_normal((1000, 2)), rng.standard_normal((1000, 2)) + 0.3 * (i % 2))
         for i in range(args.pairs)
     ]
+    many = {}
     for dev in ("cpu", "cuda"):
         t0 = time.perf_counter()
         c2st_many(pairs, seed=0, device=dev)
+        many[dev] = time.perf_counter() - t0
         print(
-            f"c2st_many, {args.pairs} pairs of 1000 vs 1000, d = 2, {dev}: "
-            f"{time.perf_counter() - t0:.1f} s",
+            f"c2st_many, {args.pairs} pairs of 1000 vs 1000, d = 2, {dev}: {many[dev]:.1f} s",
             flush=True,
         )
+    rows.append(
+        [
+            f"`c2st_many`, {args.pairs} comparisons, d = 2",
+            f"{many['cpu']:.1f}",
+            f"{many['cuda']:.1f}",
+            f"{many['cpu'] / many['cuda']:.2f}×",
+            None,
+            None,
+            None,
+            None,
+        ]
+    )
+    result = _harness.record(
+        SLUG,
+        title=f"GPU: {gpu}",
+        part="c2st",
+        script=__file__,
+        columns=[
+            "run",
+            "cpu s",
+            "cuda s",
+            "cpu / cuda",
+            "cpu acc",
+            "cuda acc",
+            "cpu epochs",
+            "cuda epochs",
+        ],
+        rows=rows,
+        meaning=MEANING,
+    )
+    _harness.save(args, result)
 
 
 if __name__ == "__main__":

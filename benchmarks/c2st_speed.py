@@ -23,10 +23,21 @@ import os
 import time
 import warnings
 
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
+
+#: The tables this script writes: one per engine (the torch engine's by the machine's load),
+#: and the fold-parallel run.
+SLUGS = {
+    "native": "c2st-02-speed-compiled-cpu-kernel",
+    "torch quiet": "c2st-04-speed-batched-torch-engine-quiet-machine",
+    "torch": "c2st-05-speed-batched-torch-engine-loaded-machine",
+    "n_jobs": "c2st-08-c2st-across-two-cores-c2st-n",
+}
+QUIET_LOAD = 1.5  # below this 1-minute load average, a 2-core machine counts as quiet
 
 
 def sbibm_c2st(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[float, list[int]]:
@@ -71,15 +82,22 @@ def zscored_gaussians(n: int, d: int, seed: int, shift: float = 0.0) -> tuple[np
     return ((x - mean) / std).astype(np.float32), ((y - mean) / std).astype(np.float32)
 
 
+def _epochs(epochs: list[int]) -> str:
+    return ", ".join(map(str, epochs))
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _harness.parser(__doc__, seed=1)
     parser.add_argument("--n", type=int, default=10000, help="draws per set")
     parser.add_argument("--dims", type=int, nargs="+", default=[2, 5, 10])
-    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--shift", type=float, default=0.0)
     parser.add_argument("--engines", nargs="+", default=["native"], choices=["native", "torch"])
     parser.add_argument("--n-jobs", type=int, default=None, help="also time c2st(n_jobs=K)")
     args = parser.parse_args()
+    if args.quick:
+        args.n, args.dims = 1000, [2]
+    load = _harness.load_average()
+    rows: dict[str, list[list[object]]] = {"native": [], "torch": [], "n_jobs": []}
 
     import torch
 
@@ -109,6 +127,11 @@ def main() -> None:
                 f"{per_epoch:.1f}x | {acc_ref:.4f} | {acc:.4f} | {ep_ref} | {ep} |",
                 flush=True,
             )
+            times = [f"{t_ref:.2f}", f"{t_ours:.2f}", f"{t_ref / t_ours:.1f}×", f"{per_epoch:.1f}×"]
+            if engine == "native":
+                rows[engine].append([1, d, engine, *times, _epochs(ep_ref), _epochs(ep)])
+            else:
+                rows[engine].append([1, d, *times, _epochs(ep_ref), _epochs(ep)])
             if args.n_jobs is not None and engine == "native":
                 t0 = time.perf_counter()
                 acc_k, ep_k = ours_c2st(x, y, args.seed, engine, n_jobs=args.n_jobs)
@@ -120,6 +143,49 @@ def main() -> None:
                     f"identical: {same} | {ep_k} | (load {os.getloadavg()[0]:.1f})",
                     flush=True,
                 )
+                rows["n_jobs"].append(
+                    [
+                        d,
+                        f"{t_ref:.2f}",
+                        f"{t_ours:.2f}",
+                        f"{t_k:.2f}",
+                        f"{t_k / t_ours:.2f}×" + ("" if same else " (results differ)"),
+                        f"{t_ref / t_k:.1f}×",
+                    ]
+                )
+    _save(args, rows, load)
+
+
+def _save(
+    args: argparse.Namespace, rows: dict[str, list[list[object]]], load: float | None
+) -> None:
+    """One results file per engine timed, and one for the fold-parallel run if it ran."""
+    times = [
+        "sklearn s",
+        "ours s",
+        "ratio",
+        "ratio per fold-epoch",
+        "sklearn epochs",
+        "ours epochs",
+    ]
+    if rows["native"]:
+        _harness.rerun(args, SLUGS["native"], rows["native"], script=__file__, load=load)
+    if rows["torch"]:
+        quiet = load is not None and load < QUIET_LOAD
+        slug = SLUGS["torch quiet" if quiet else "torch"]
+        columns = ["run", "d", *times]
+        _harness.rerun(args, slug, rows["torch"], script=__file__, columns=columns, load=load)
+    if rows["n_jobs"]:
+        k = args.n_jobs
+        columns = [
+            "d",
+            "sklearn s",
+            "ours n_jobs=1 s",
+            f"ours n_jobs={k} s",
+            f"n_jobs={k} / n_jobs=1",
+            f"sklearn / ours n_jobs={k}",
+        ]
+        _harness.rerun(args, SLUGS["n_jobs"], rows["n_jobs"], script=__file__, columns=columns)
 
 
 if __name__ == "__main__":

@@ -18,9 +18,12 @@ authors' implementation on the same set-up. Usage::
 
 from __future__ import annotations
 
-import argparse
 import time
 from typing import Any
+
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 from scipy import stats
@@ -96,69 +99,77 @@ def run(
     }
 
 
-def _row(name: str, vals: Any, fmt: str = "{:.3f}") -> str:
-    return f"| {name} | " + " | ".join(fmt.format(v) for v in vals) + " |"
+def _cells(vals: Any, fmt: str = "{:.3f}") -> list[str]:
+    return [fmt.format(v) for v in vals]
 
 
-def report(
-    title: str,
+def tables(
     out: dict[str, np.ndarray],
     authors: dict[str, list[float]] | None,
     rng: np.random.Generator,
-) -> str:
-    head = "| | " + " | ".join(f"k = {k}" for k in KS) + " |\n|---|" + "---|" * len(KS)
-    lines = [f"#### {title}", "", "Kendall τ (mean over trials; 90 % bootstrap CI):", "", head]
+) -> dict[str, tuple[list[list[Any]], str]]:
+    """The rows of the three tables of one configuration, each with its run's note."""
+    tau = []
     for key, name in (("tau_star", "B*_k"), ("tau_rand", "random")):
         vals = out[key]
         cis = [_ci(vals[:, j], rng) for j in range(len(KS))]
-        lines.append(
-            "| "
-            + name
-            + " | "
-            + " | ".join(
-                f"{vals[:, j].mean():.2f} [{lo:.2f}, {hi:.2f}]" for j, (lo, hi) in enumerate(cis)
-            )
-            + " |"
+        tau.append(
+            [name]
+            + [f"{vals[:, j].mean():.2f} [{lo:.2f}, {hi:.2f}]" for j, (lo, hi) in enumerate(cis)]
         )
     if authors:
-        lines.append(_row("B*_k (authors' code)", authors["tau B*"], "{:.2f}"))
-        lines.append(_row("random (authors' code)", authors["tau random"], "{:.2f}"))
-    lines += ["", "Binned empirical TV under B*_k (mean):", "", head]
-    for i in range(4):
-        lines.append(_row(f"q{i + 1}", out["tv_star"][:, i].mean(axis=0)))
+        tau.append(["B*_k (authors' code)", *_cells(authors["tau B*"], "{:.2f}")])
+        tau.append(["random (authors' code)", *_cells(authors["tau random"], "{:.2f}")])
+    binned = [[f"q{i + 1}", *_cells(out["tv_star"][:, i].mean(axis=0))] for i in range(4)]
     if authors:
-        lines.append(_row("q1 (authors' code)", authors["tv q1"]))
+        binned.append(["q1 (authors' code)", *_cells(authors["tv q1"])])
         if "tv q4" in authors:
-            lines.append(_row("q4 (authors' code)", authors["tv q4"]))
+            binned.append(["q4 (authors' code)", *_cells(authors["tv q4"])])
     rt = out["tv_rand"].mean(axis=0)
-    lines += [
-        "",
-        (f"Random-binning TV ranges over [{rt.min():.4f}, {rt.max():.4f}] (mean per model and k)."),
-        "",
-        "Rejection rate:",
-        "",
-        head,
-    ]
+    reject = []
     for i in range(4):
-        lines.append(_row(f"q{i + 1}", out["reject"][:, i].mean(axis=0), "{:.2f}"))
+        reject.append([f"q{i + 1}", *_cells(out["reject"][:, i].mean(axis=0), "{:.2f}")])
         if authors and f"reject q{i + 1}" in authors:
-            lines.append(_row(f"q{i + 1} (authors' code)", authors[f"reject q{i + 1}"], "{:.2f}"))
-    lines += [
-        "",
-        "Mean granularity (value): "
-        + ", ".join(f"q{i + 1} {out['score'][:, i].mean():.2f}" for i in range(4)),
-        "",
-    ]
-    return "\n".join(lines)
+            reject.append(
+                [f"q{i + 1} (authors' code)", *_cells(authors[f"reject q{i + 1}"], "{:.2f}")]
+            )
+    mean = "Mean granularity (value): " + ", ".join(
+        f"q{i + 1} {out['score'][:, i].mean():.2f}" for i in range(4)
+    )
+    return {
+        "kendall": (tau, ""),
+        "binned": (
+            binned,
+            f"Random-binning TV ranges over [{rt.min():.4f}, {rt.max():.4f}] (mean per model and k).",
+        ),
+        "rejection": (reject, mean + "."),
+    }
+
+
+def _slug(config: str, table: str) -> str:
+    """The stored results file of one table of one configuration."""
+    (path,) = _harness.RESULTS.glob(f"categorical-*-config-{config}-{table}*.json")
+    return path.stem
+
+
+def save(args: Any, config: str, found: dict[str, tuple[list[list[Any]], str]]) -> None:
+    """Write the three tables of one configuration; the study's reading stays after the last."""
+    for table, (rows, note) in found.items():
+        slug = _slug(config, table)
+        stored = _harness.previous(slug)["notes"]
+        reading = stored.split("\n\n", 1)[1] if "\n\n" in stored else ""
+        notes = "\n\n".join(part for part in (note, reading) if part)
+        _harness.rerun(args, slug, rows, script=__file__, notes=notes)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _harness.parser(__doc__)
     ap.add_argument("--trials-a", type=int, default=10)
     ap.add_argument("--trials-b", type=int, default=50)
     ap.add_argument("--trials-c", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    if args.quick:
+        args.trials_a = args.trials_b = args.trials_c = 2
     rng = np.random.default_rng(args.seed + 1)
     p = stair_distribution(6, 6, 3, 2.0)
     for e in L1S:
@@ -166,18 +177,11 @@ def main() -> None:
         print(f"l1={e}: TV={d['tv']:.3f} (the paper's 'TV {e}'), l2={d['l2']:.4f}")
     started = time.perf_counter()
     a = run(10_000, args.trials_a, 0.1, seed=args.seed)
-    print(report(f"Config A: m = 10 000, ε = 0.1, {args.trials_a} trials", a, AUTHORS_A, rng))
+    save(args, "a", tables(a, AUTHORS_A, rng))
     b = run(1000, args.trials_b, 0.18, seed=args.seed)
-    print(report(f"Config B: m = 1000, ε = 0.18, {args.trials_b} trials", b, AUTHORS_B, rng))
+    save(args, "b", tables(b, AUTHORS_B, rng))
     c = run(10_000, args.trials_c, 0.1, split=True, mode="mc", seed=args.seed)
-    print(
-        report(
-            f"Config C: m = 10 000, split=True, mode='mc' (α = 0.05), {args.trials_c} trials",
-            c,
-            None,
-            rng,
-        )
-    )
+    save(args, "c", tables(c, None, rng))
     print(f"total time {time.perf_counter() - started:.1f} s")
 
 

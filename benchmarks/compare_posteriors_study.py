@@ -1,7 +1,7 @@
 """compare_posteriors: speed of the where-map and of the energy score, and a larger size study.
 
-Run ``python benchmarks/compare_posteriors_study.py [--speed] [--size] [--sbi]``. Figures go to
-stdout as Markdown rows for BENCHMARKS.md.
+Run ``python benchmarks/compare_posteriors_study.py [--speed] [--size] [--sbi]``; each part writes
+its table to ``benchmarks/results/`` (see ``benchmarks/_harness.py``).
 
 - speed: the where-map at N = 10⁵ pairs and 20 evaluation points (log rule, 2-D Gaussian model),
   and the energy rule at N = 10⁴, S = 100, m = 5, one thread;
@@ -14,14 +14,14 @@ stdout as Markdown rows for BENCHMARKS.md.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
 from pathlib import Path
 
-for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(var, "1")
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 
@@ -30,9 +30,19 @@ import modelcompare as mc
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def speed() -> None:
+SPEED = "posterior-11-compare-posteriors-speed"
+SIZE = "posterior-12-compare-posteriors-size-at-0-05"
+SBI = "posterior-13-compare-posteriors-on-real-sbi-fits"
+PAIRS = {
+    "scale 0.8 / 1.30": "scales 0.8 / 1.30 (skewed d)",
+    "light tails (GN β=4)": "generalised normal β = 4 against a Gaussian (heavy-tailed d)",
+}
+
+
+def speed(n: int = 100_000, n_energy: int = 10_000) -> list[list[str]]:
+    """The seconds of the where-map and of the energy rule: the rows of the speed table."""
     model = mc.ConditionalGaussianModel(noise_cov=np.eye(2))
-    theta, x = model.simulate(100_000, seed=0)
+    theta, x = model.simulate(n, seed=0)
     x_eval = x[:20]
     a, b = model.exact_flow(), model.exact_flow(scale_factor=1.2)
     t0 = time.perf_counter()
@@ -48,16 +58,28 @@ def speed() -> None:
         f"| where-map, N = 10^5, 20 points (log rule) | {total:.2f} s | local test alone {local:.3f} s |"
     )
     m5 = mc.ConditionalGaussianModel(noise_cov=np.eye(5))
-    theta, x = m5.simulate(10_000, seed=1)
+    theta, x = m5.simulate(n_energy, seed=1)
     a, b = m5.exact_flow(), m5.exact_flow(scale_factor=1.2)
     t0 = time.perf_counter()
     mc.compare_posteriors(a, b, theta, x, scoring_rule="energy", n_posterior_samples=100, seed=0)
-    print(
-        f"| energy, N = 10^4, S = 100, m = 5 | {time.perf_counter() - t0:.2f} s | blocks of 400 rows (32 MB) |"
-    )
+    energy = time.perf_counter() - t0
+    print(f"| energy, N = 10^4, S = 100, m = 5 | {energy:.2f} s | blocks of 400 rows (32 MB) |")
+    return [
+        [
+            f"where-map, N = {n:,} pairs, 20 points (log rule, m = 2)",
+            f"{total:.2f} s",
+            f"the kNN local test alone {local:.3f} s",
+        ],
+        [
+            f"energy rule, N = {n_energy:,}, S = 100, m = 5",
+            f"{energy:.1f} s",
+            "blocks of 400 rows (32 MB of distances)",
+        ],
+    ]
 
 
-def size(trials: int = 1000) -> None:
+def size(trials: int = 1000, sizes: tuple[int, ...] = (100, 300, 1000, 3000)) -> list[list]:
+    """Rejection rates at 0.05 of two estimators of equal expected KL: the size table's rows."""
     from tests.workflows._posterior_pairs import (
         MODEL,
         GeneralisedNormal,
@@ -76,8 +98,10 @@ def size(trials: int = 1000) -> None:
             MODEL.exact_flow(scale_factor=equal_kl_gaussian_scale(kl_generalised_normal(4.0, 1.2))),
         ),
     }
+    rows = []
     for label, (a, b) in pairs.items():
-        for n in (100, 300, 1000, 3000):
+        for i, n in enumerate(sizes):
+            rates = []
             for method in ("t", "bootstrap"):
                 reps = trials if method == "t" else trials // 4
                 k = 0
@@ -88,6 +112,9 @@ def size(trials: int = 1000) -> None:
                     )
                     k += res.decision(0.05)
                 print(f"| {label} | {n} | {method} | {k}/{reps} = {k / reps:.3f} |", flush=True)
+                rates.append(f"{k / reps:.3f}")
+            rows.append([PAIRS[label] if i == 0 else "", n, *rates])
+    return rows
 
 
 def _npe(n: int, seed: int, epochs: int = 10) -> object:
@@ -145,7 +172,7 @@ def npe_c2st(estimator: object, x_o: np.ndarray, n: int, seed: int) -> float:
     return float(np.mean(accs))
 
 
-def sbi_budgets(n_seeds: int = 3) -> None:
+def sbi_budgets(n_seeds: int = 3) -> list[list]:
     """NPE on 10³ against 10⁴ simulations: compare_posteriors, the exact KL, and C2ST."""
     import torch
 
@@ -153,6 +180,7 @@ def sbi_budgets(n_seeds: int = 3) -> None:
     theta, x = SBI_MODEL.simulate(5000, seed=7)
     x_o = SBI_MODEL.simulate(5, seed=8)[1]
     exact = SBI_MODEL.exact_flow()
+    rows = []
     for seed in range(n_seeds):
         t0 = time.perf_counter()
         small, large = _npe(1000, seed), _npe(10_000, seed)
@@ -173,22 +201,42 @@ def sbi_budgets(n_seeds: int = 3) -> None:
             f"{fit:.0f} s |",
             flush=True,
         )
+        rows.append(
+            [
+                seed,
+                f"{result.statistic:.3f} [{lo:.3f}, {hi:.3f}]",
+                float(f"{result.pvalue:.2g}"),
+                f"{kl['1e3']:.3f}",
+                f"{kl['1e4']:.3f}",
+                f"{acc['1e3']:.3f}",
+                f"{acc['1e4']:.3f}",
+                f"{fit:.0f} s",
+            ]
+        )
+    return rows
 
 
 SBI_MODEL = mc.ConditionalGaussianModel(noise_cov=0.5 * np.eye(2))
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
+def main() -> None:
+    parser = _harness.parser(__doc__)
     parser.add_argument("--speed", action="store_true")
     parser.add_argument("--size", action="store_true")
     parser.add_argument("--sbi", action="store_true")
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()}")
     if args.speed or not (args.size or args.sbi):
-        speed()
+        rows = speed(5_000, 1_000) if args.quick else speed()
+        _harness.rerun(args, SPEED, rows, script=__file__)
     if args.size:
-        size()
+        rows = size(8, (100,)) if args.quick else size()
+        _harness.rerun(args, SIZE, rows, script=__file__)
     if args.sbi:
-        sbi_budgets()
+        rows = sbi_budgets(1 if args.quick else 3)
         print(f"load average: {os.getloadavg()}")
+        _harness.rerun(args, SBI, rows, script=__file__)
+
+
+if __name__ == "__main__":
+    main()

@@ -23,15 +23,13 @@ Run: ``OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/cv_dietterich_size_pow
 
 from __future__ import annotations
 
-import argparse
-import datetime
-import json
-import os
-import platform
 import time
 import warnings
 import zlib
-from pathlib import Path
+
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 from scipy import stats
@@ -133,10 +131,11 @@ def _rate(p: np.ndarray) -> tuple[float, float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _harness.parser(__doc__, seed=20261205)
     parser.add_argument("--replicates", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=20261205)
     args = parser.parse_args()
+    if args.quick:
+        args.replicates = 20
     started = time.perf_counter()
     rows = []
     for setting in ("H0", "H1"):
@@ -149,17 +148,14 @@ def main() -> None:
     elapsed = time.perf_counter() - started
     for row in rows:
         print(*row)
-    out = {
-        "slug": "cv_dietterich_size_power",
-        "title": "Size and power of McNemar, 5×2cv t and F, and the corrected t-test",
-        "part": "cv",
-        "script": "benchmarks/cv_dietterich_size_power.py",
-        "command": f"python benchmarks/cv_dietterich_size_power.py --replicates {args.replicates}",
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared), Python {platform.python_version()}",
-        "date": datetime.date.today().isoformat(),
-        "load": os.getloadavg()[0],
-        "transcribed": False,
-        "meaning": (
+    result = _harness.record(
+        "cv_dietterich_size_power",
+        title="Size and power of McNemar, 5×2cv t and F, and the corrected t-test",
+        part="cv",
+        script=__file__,
+        columns=["setting", "test", "rejection rate", "95 % low", "95 % high", "replicates"],
+        rows=rows,
+        meaning=(
             "Rejection rate at α = 0.05 over fresh data sets (300 rows), with a 95 % "
             "Clopper–Pearson interval. **H0**: the same randomised learner (nearest class "
             "centroid on 3 random features of 10) with two seeds, so the two learning algorithms are equally accurate; a test "
@@ -169,13 +165,9 @@ def main() -> None:
             "different random features do not, so its rate under the learners' H0 is not its "
             "size. The 5×2cv tests and the corrected 10×10-fold t-test test the learners."
         ),
-        "columns": ["setting", "test", "rejection rate", "95 % low", "95 % high", "replicates"],
-        "rows": rows,
-        "notes": f"Total run time {elapsed:.0f} s, one process.",
-    }
-    path = Path(__file__).parent / "results" / "cv_dietterich_size_power.json"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        notes=f"Total run time {elapsed:.0f} s, one process.",
+    )
+    _harness.save(args, result)
 
 
 if __name__ == "__main__":

@@ -13,14 +13,15 @@ Run: ``OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/cv_hierarchical_baycom
 
 from __future__ import annotations
 
-import datetime
-import json
 import os
-import platform
 import tempfile
 import time
 import warnings
 from pathlib import Path
+
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 
@@ -30,6 +31,7 @@ CASES = {"small difference": 0.006, "clear difference": 0.03, "no difference": 0
 
 
 def main() -> None:
+    args = _harness.parser(__doc__).parse_args()
     from baycomp import HierarchicalTest
 
     rows = []
@@ -66,24 +68,12 @@ def main() -> None:
             ]
         )
         print(*rows[-1])
-    out = {
-        "slug": "cv_hierarchical_baycomp",
-        "title": "Hierarchical t-test: the numpy Gibbs sampler against baycomp's Stan model",
-        "part": "cv",
-        "script": "benchmarks/cv_hierarchical_baycomp.py",
-        "command": "python benchmarks/cv_hierarchical_baycomp.py",
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared), Python {platform.python_version()}",
-        "date": datetime.date.today().isoformat(),
-        "load": os.getloadavg()[0],
-        "transcribed": False,
-        "meaning": (
-            "The three posterior probabilities (a better, practically equivalent, b better; ROPE "
-            "±0.005) of baycomp's `HierarchicalTest` (Stan, 4 chains × 5000 draws) and of "
-            "`bayesian_hierarchical_ttest` (Gibbs in numpy, 4 chains × 5000 draws) on the same "
-            "scores, and the seconds each took (baycomp's include compiling the model the first "
-            "time). Both are Monte Carlo estimates; they agree within a few hundredths."
-        ),
-        "columns": [
+    result = _harness.record(
+        "cv_hierarchical_baycomp",
+        title="Hierarchical t-test: the numpy Gibbs sampler against baycomp's Stan model",
+        part="cv",
+        script=__file__,
+        columns=[
             "case",
             "baycomp P(a better)",
             "ours",
@@ -94,12 +84,15 @@ def main() -> None:
             "baycomp s",
             "ours s",
         ],
-        "rows": rows,
-        "notes": f"Total run time {time.perf_counter() - started:.0f} s.",
-    }
-    path = Path(__file__).parent / "results" / "cv_hierarchical_baycomp.json"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        rows=rows,
+        meaning="The three posterior probabilities (a better, practically equivalent, b better; ROPE "
+        "±0.005) of baycomp's `HierarchicalTest` (Stan, 4 chains × 5000 draws) and of "
+        "`bayesian_hierarchical_ttest` (Gibbs in numpy, 4 chains × 5000 draws) on the same "
+        "scores, and the seconds each took (baycomp's include compiling the model the first "
+        "time). Both are Monte Carlo estimates; they agree within a few hundredths.",
+        notes=f"Total run time {time.perf_counter() - started:.0f} s.",
+    )
+    _harness.save(args, result)
 
 
 if __name__ == "__main__":

@@ -20,14 +20,12 @@ Run: ``OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/cv_hierarchical_calibr
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import itertools
-import json
-import os
-import platform
 import time
-from pathlib import Path
+
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 from scipy import stats
@@ -58,10 +56,11 @@ def one_replicate(rng: np.random.Generator) -> tuple[list[bool], float, bool]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _harness.parser(__doc__, seed=20261205)
     parser.add_argument("--replicates", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=20261205)
     args = parser.parse_args()
+    if args.quick:
+        args.replicates = 10
     started = time.perf_counter()
     rng = np.random.default_rng(args.seed)
     results = [one_replicate(child) for child in rng.spawn(args.replicates)]
@@ -97,17 +96,14 @@ def main() -> None:
     for row in rows:
         print(*row)
     print("Brier", brier)
-    out = {
-        "slug": "cv_hierarchical_calibration",
-        "title": "Calibration of the hierarchical t-test's sampler, simulated from its model",
-        "part": "cv",
-        "script": "benchmarks/cv_hierarchical_calibration.py",
-        "command": f"python benchmarks/cv_hierarchical_calibration.py --replicates {args.replicates}",
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared), Python {platform.python_version()}",
-        "date": datetime.date.today().isoformat(),
-        "load": os.getloadavg()[0],
-        "transcribed": False,
-        "meaning": (
+    result = _harness.record(
+        "cv_hierarchical_calibration",
+        title="Calibration of the hierarchical t-test's sampler, simulated from its model",
+        part="cv",
+        script=__file__,
+        columns=["check", "expected", "observed", "95 % low", "95 % high", "replicates"],
+        rows=rows,
+        meaning=(
             "Each replicate draws the hyper-parameters from the model's prior (bounds fixed), "
             "data from the model (8 data sets × 10 correlated differences, ρ = 0.1), and runs "
             "the Gibbs sampler (2 chains × 600 draws after 300 of warm-up). **Interval rows**: how often the central "
@@ -117,13 +113,9 @@ def main() -> None:
             "group, `observed` how often a new δ from the true hyper-parameters did. A calibrated "
             "sampler has observed ≈ expected within the 95 % interval."
         ),
-        "columns": ["check", "expected", "observed", "95 % low", "95 % high", "replicates"],
-        "rows": rows,
-        "notes": f"Brier score of the predictive probability {brier:.3f}. Run time {elapsed:.0f} s.",
-    }
-    path = Path(__file__).parent / "results" / "cv_hierarchical_calibration.json"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        notes=f"Brier score of the predictive probability {brier:.3f}. Run time {elapsed:.0f} s.",
+    )
+    _harness.save(args, result)
 
 
 if __name__ == "__main__":

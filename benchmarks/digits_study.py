@@ -26,13 +26,14 @@ Run: ``python benchmarks/digits_study.py --stage all``.
 from __future__ import annotations
 
 import argparse
-import datetime
 import importlib.util
-import json
-import platform
 import sys
 import time
 from pathlib import Path
+
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 from sklearn.datasets import load_digits
@@ -44,8 +45,6 @@ import modelcompare
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "examples" / "data" / "digits.npz"
-RESULTS = ROOT / "benchmarks" / "results" / "digits_table1.json"
-RESULTS_SMALL_N = ROOT / "benchmarks" / "results" / "digits_small_n.json"
 SMALL_N = (8, 12, 16, 24)
 GROUP_A, GROUP_B = (0, 1, 2, 3, 4), (5, 6, 7, 8, 9)
 FIG3 = {"A": (0, 1, 2), "B": (3, 4, 5), "C": (7, 8, 9)}
@@ -147,7 +146,7 @@ def build(seed: int) -> None:
     )
 
 
-def study(n: int, n_trials: int, fid_trials: int, seed: int) -> None:
+def study(args: argparse.Namespace, n: int, n_trials: int, fid_trials: int, seed: int) -> None:
     analysis = load_analysis()
     with np.load(DATA) as f:
         data = dict(f)
@@ -170,20 +169,12 @@ def study(n: int, n_trials: int, fid_trials: int, seed: int) -> None:
     )
     print("Figure 3:", fig3)
     d = pools["S"].shape[1]
-    record = {
-        "slug": "digits_table1",
-        "title": "Relative tests on real 8×8 digits: the paper's Table 1 design",
-        "part": "relative",
-        "script": "benchmarks/digits_study.py",
-        "command": (
-            f"python benchmarks/digits_study.py --stage all --n {n} --n-trials {n_trials} "
-            f"--fid-trials {fid_trials}"
-        ),
-        "machine": platform.platform(),
-        "date": datetime.date.today().isoformat(),
-        "load": None,
-        "transcribed": False,
-        "meaning": (
+    record = _harness.record(
+        "digits_table1",
+        title="Relative tests on real 8×8 digits: the paper's Table 1 design",
+        part="relative",
+        script=__file__,
+        meaning=(
             f"Rejection rate at α = {analysis.ALPHA} of each rule over {n_trials} trials "
             f"(the naive FID rule over {fid_trials}), n = {n} per sample, d = {d} classifier "
             "features. S and N are Gaussian-mixture generators of digits 0–4 and 5–9; RS, RN "
@@ -191,22 +182,20 @@ def study(n: int, n_trials: int, fid_trials: int, seed: int) -> None:
             "resample finite pools, so rates are conditional on them. Problems 1, 2, 3 and 5 "
             "are H0 (a rate above α is a false rejection); problem 4 is H1 (power)."
         ),
-        "columns": columns,
-        "rows": rows,
-        "notes": (
+        columns=columns,
+        rows=rows,
+        notes=(
             f"Pools: S, N 2,000 generated each; RS {len(pools['RS'])}, RN {len(pools['RN'])} "
             f"real; 60 location candidates per group. Classifier accuracy on the held-out "
             f"digits {float(data['classifier_accuracy']):.3f}. {seconds:.0f} s for the trials."
         ),
-    }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
-    print(f"wrote {RESULTS} ({seconds:.0f} s)")
+    )
+    _harness.save(args, record)
 
     # problem 4 is easy at n = 120; its power at small n shows how the tests compare
     t0 = time.perf_counter()
     small_rows = []
-    for m in SMALL_N:
+    for m in SMALL_N[:1] if args.quick else SMALL_N:
         rej = analysis.run_study(
             pools, loc, n=m, n_trials=n_trials, seed=seed, fid_trials=fid_trials, problems=(4,)
         )
@@ -228,22 +217,22 @@ def study(n: int, n_trials: int, fid_trials: int, seed: int) -> None:
         ),
         notes=f"{seconds:.0f} s for the trials.",
     )
-    RESULTS_SMALL_N.write_text(json.dumps(small, indent=1, ensure_ascii=False) + "\n")
-    print(f"wrote {RESULTS_SMALL_N} ({seconds:.0f} s)")
+    _harness.save(args, small)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _harness.parser(__doc__)
     parser.add_argument("--stage", choices=("build", "study", "all"), default="all")
     parser.add_argument("--n", type=int, default=120, help="rows per sample")
     parser.add_argument("--n-trials", type=int, default=100)
     parser.add_argument("--fid-trials", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if args.quick:  # the study only, on the stored pools (a build rewrites the example file)
+        args.stage, args.n_trials, args.fid_trials = "study", 3, 3
     if args.stage in ("build", "all"):
         build(args.seed)
     if args.stage in ("study", "all"):
-        study(args.n, args.n_trials, args.fid_trials, args.seed)
+        study(args, args.n, args.n_trials, args.fid_trials, args.seed)
 
 
 if __name__ == "__main__":

@@ -20,20 +20,28 @@ Run:  ``python benchmarks/fid_speed.py [--n 10000] [--d 2048] [--skip-slow]``.
 from __future__ import annotations
 
 import os
-
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-import argparse
 import time
 import warnings
 from collections.abc import Callable
 from typing import Any
 
+import _harness
+
+_harness.one_thread()
+
 import numpy as np
 import scipy.linalg
 
 from modelcompare import fid
+
+SLUG = "generative-01-fid-at-d-2048-the-eigh"
+FLOOR_NAMES = {
+    "covariance x": "covariance x (XᵀX)",
+    "covariance z": "covariance z",
+    "cholesky": "Cholesky",
+    "triangular products": "two triangular products",
+    "symmetric eigenvalues": "symmetric eigenvalues",
+}
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
@@ -105,12 +113,13 @@ def _features(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _harness.parser(__doc__)
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--d", type=int, default=2048)
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-slow", action="store_true", help="leave out the sqrtm/eigvals")
     args = parser.parse_args()
+    if args.quick:
+        args.n, args.d = 1000, 256
     from threadpoolctl import threadpool_limits
 
     x, z = _features(args.n, args.d, args.seed)
@@ -121,23 +130,38 @@ def main() -> None:
         parts = floor_ops(x, z)
         floor = sum(parts.values())
         ours, t_ours = _timed(lambda: fid(x, z).value)
-        rows = [("ours (fid, method='eigh')", t_ours, ours)]
+        rows = [('**ours, `fid(x, z)` (`method="eigh"`)**', t_ours, ours)]
         if not args.skip_slow:
             ref, t_clean = _timed(lambda: clean_fid(x, z))
-            rows.append(("clean-fid / pytorch-fid (sqrtm)", t_clean, ref))
+            rows.append(("clean-fid / pytorch-fid (`sqrtm`)", t_clean, ref))
             tm, t_tm = _timed(lambda: torchmetrics_fid(x, z))
-            rows.append(("torchmetrics (eigvals)", t_tm, tm))
+            rows.append(("torchmetrics (`eigvals`)", t_tm, tm))
     print(f"n = {args.n}, d = {args.d}, one thread; load {os.getloadavg()}")
     for name, sec in parts.items():
         print(f"  floor: {name:<24s} {sec:8.2f} s")
     print(f"  floor total                     {floor:8.2f} s")
     scale = float(np.trace(np.cov(x, rowvar=False)) + np.trace(np.cov(z, rowvar=False)))
+    table = [
+        [f"floor: {FLOOR_NAMES[name]}", f"{sec:.2f}", None, None, None]
+        for name, sec in parts.items()
+    ]
+    table.append(["**floor total**", f"**{floor:.2f}**", "1.00", None, None])
     for name, sec, value in rows:
         gap = (value - ours) / scale
         print(
             f"  {name:<32s} {sec:8.2f} s  {sec / floor:6.2f}× floor  {sec / t_ours:6.2f}× ours"
             f"  FID {value:.10g}  (− ours)/(tr C_x + tr C_z) = {gap:.1e}"
         )
+        table.append(
+            [
+                name,
+                f"{sec:.2f}",
+                f"{sec / floor:.2f}",
+                f"{sec / t_ours:.2f}",
+                f"{gap:.1e}".replace("-", "−", 1 if gap < 0 else 0),
+            ]
+        )
+    _harness.rerun(args, SLUG, table, script=__file__)
 
 
 if __name__ == "__main__":

@@ -13,21 +13,15 @@ Writes ``benchmarks/results/generative_intervals.json``.
 
 from __future__ import annotations
 
-import argparse
-import datetime
-import json
-import os
-import platform
-import sys
-import time
-from pathlib import Path
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 from scipy import stats
 
 from modelcompare import cmmd, fd, fd_infinity, prdc
 
-OUT = Path(__file__).resolve().parent / "results" / "generative_intervals.json"
 LEVEL = 0.95
 
 
@@ -54,13 +48,12 @@ def _row(metric: str, setting: str, target: str, values, lows, highs, ses, truth
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = _harness.parser(__doc__)
     parser.add_argument("--replicates", type=int, default=200)
     args = parser.parse_args()
-    reps = args.replicates
+    reps = 10 if args.quick else args.replicates
     rng = np.random.default_rng(20240101)
     rows = []
-    started = time.perf_counter()
 
     # FD: E[FD_n], d = 5, n = 300, a mean shift and a spread change
     d, n = 5, 300
@@ -118,27 +111,12 @@ def main() -> None:
         rows.append(_row(m, "d = 5, n = 300, scale 1.3, 20 subsets", f"E[{m}_n]", *per[m]))
         print(rows[-1], flush=True)
 
-    payload = {
-        "slug": "generative_intervals",
-        "title": "Coverage of the 95 % intervals of the generative-model scores",
-        "part": "generative",
-        "script": "benchmarks/generative_intervals.py",
-        "command": "python benchmarks/generative_intervals.py " + " ".join(sys.argv[1:]),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared), "
-        f"{time.perf_counter() - started:.0f} s",
-        "date": datetime.date.today().isoformat(),
-        "load": os.getloadavg()[0],
-        "transcribed": False,
-        "meaning": (
-            "The share of replicates whose 95 % interval holds its target (nominal 0.95), with "
-            "a 95 % Clopper–Pearson interval for that share, and the mean standard error over "
-            "the spread of the point estimates across replicates (1 when the standard error is "
-            "right). The targets: E[score_n], the expectation at these sample sizes (estimated "
-            "by the mean over replicates), for `fd`, `cmmd` and `prdc`; the population FD for "
-            "`fd_infinity`. `fd` and `fd_infinity` use the bootstrap (50 resamples), `cmmd` the "
-            "delta method, `prdc` 20 half-size subsets without replacement."
-        ),
-        "columns": [
+    result = _harness.record(
+        "generative_intervals",
+        title="Coverage of the 95 % intervals of the generative-model scores",
+        part="generative",
+        script=__file__,
+        columns=[
             "metric",
             "setting",
             "target",
@@ -147,15 +125,23 @@ def main() -> None:
             "95 % CI of coverage",
             "mean SE / SD",
         ],
-        "rows": rows,
-        "notes": (
+        rows=rows,
+        meaning=(
+            "The share of replicates whose 95 % interval holds its target (nominal 0.95), with "
+            "a 95 % Clopper–Pearson interval for that share, and the mean standard error over "
+            "the spread of the point estimates across replicates (1 when the standard error is "
+            "right). The targets: E[score_n], the expectation at these sample sizes (estimated "
+            "by the mean over replicates), for `fd`, `cmmd` and `prdc`; the population FD for "
+            "`fd_infinity`. `fd` and `fd_infinity` use the bootstrap (50 resamples), `cmmd` the "
+            "delta method, `prdc` 20 half-size subsets without replacement."
+        ),
+        notes=(
             "200 replicates each. Where the standard error is above the spread the interval is "
             "conservative: CMMD at P = Q, where the first-order term of the delta method "
             "vanishes, and recall."
         ),
-    }
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    )
+    _harness.save(args, result)
 
 
 if __name__ == "__main__":

@@ -15,21 +15,18 @@ Writes ``benchmarks/results/generative_prdc_scale.json``.
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import json
-import os
-import platform
 import resource
 import subprocess
 import sys
 import time
-from pathlib import Path
+
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-OUT = HERE / "results" / "generative_prdc_scale.json"
 NOTES = (
     "Empty cells were not run. `prdc` was run up to n = 15,000 (its three matrices take 2.7 GB "
     "there and 30 GB at n = 50,000, more than this machine's 23 GB). n = 50,000 was not run: "
@@ -74,13 +71,15 @@ def worker(method: str, n: int, d: int, device: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = _harness.parser(__doc__)
     parser.add_argument("--n", type=int, nargs="+", default=[2000, 5000])
     parser.add_argument("--d", type=int, default=2048)
     parser.add_argument("--prdc-max-n", type=int, default=5000)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--worker", nargs=3, metavar=("METHOD", "N", "D"))
     args = parser.parse_args()
+    if args.quick:
+        args.n, args.d = [500], 64
     if args.worker:
         worker(args.worker[0], int(args.worker[1]), int(args.worker[2]), args.device)
         return
@@ -108,36 +107,22 @@ def main() -> None:
                     r["coverage"],
                 ]
             )
-    if OUT.is_file():  # keep the rows of earlier runs at other sizes
+    stored = _harness.previous("generative_prdc_scale")
+    if stored and not args.quick:  # keep the rows of earlier runs at other sizes
         ran = {(r[0], r[1], r[2]) for r in rows if r[3] is not None}
         rows = [r for r in rows if r[3] is not None or (r[0], r[1], r[2]) not in ran]
-        old = json.loads(OUT.read_text(encoding="utf-8"))["rows"]
+        old = stored["rows"]
         rows = [r for r in old if (r[0], r[1], r[2]) not in ran] + rows
         measured = {(r[0], r[1], r[2]) for r in rows if r[3] is not None}
         rows = [r for r in rows if r[3] is not None or (r[0], r[1], r[2]) not in measured]
         rows = list({(r[0], r[1], r[2]): r for r in rows}.values())
         rows.sort(key=lambda r: (r[0], r[2]))
-    payload = {
-        "slug": "generative_prdc_scale",
-        "title": "Precision, recall, density and coverage at scale, beside the prdc package",
-        "part": "generative",
-        "script": "benchmarks/generative_prdc_scale.py",
-        "command": "python benchmarks/generative_prdc_scale.py --n 2000 5000 10000 "
-        "--prdc-max-n 10000; then --n 15000 20000 --prdc-max-n 15000 (rows merged)",
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared), "
-        f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, device {args.device}",
-        "date": datetime.date.today().isoformat(),
-        "load": os.getloadavg()[0],
-        "transcribed": False,
-        "meaning": (
-            "Wall-clock seconds and peak resident memory (MiB, interpreter and data included) of "
-            "one call on n real and n generated float32 standard Gaussian features of width d (one law), k = 5, no "
-            "standard errors. `prdc` holds three dense n × n float32 distance matrices "
-            "(12 n² bytes: 30 GB at n = 50,000); `modelcompare.prdc` holds one block of rows × n "
-            "float64 distances (about 32 MiB) beside the float64 data, so its memory grows as "
-            "n·d, not n². The four values agree between the two (the last columns)."
-        ),
-        "columns": [
+    result = _harness.record(
+        "generative_prdc_scale",
+        title="Precision, recall, density and coverage at scale, beside the prdc package",
+        part="generative",
+        script=__file__,
+        columns=[
             "n",
             "d",
             "method",
@@ -148,11 +133,18 @@ def main() -> None:
             "density",
             "coverage",
         ],
-        "rows": rows,
-        "notes": NOTES,
-    }
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        rows=rows,
+        meaning=(
+            "Wall-clock seconds and peak resident memory (MiB, interpreter and data included) of "
+            "one call on n real and n generated float32 standard Gaussian features of width d (one law), k = 5, no "
+            "standard errors. `prdc` holds three dense n × n float32 distance matrices "
+            "(12 n² bytes: 30 GB at n = 50,000); `modelcompare.prdc` holds one block of rows × n "
+            "float64 distances (about 32 MiB) beside the float64 data, so its memory grows as "
+            "n·d, not n². The four values agree between the two (the last columns)."
+        ),
+        notes=NOTES,
+    )
+    _harness.save(args, result)
 
 
 if __name__ == "__main__":

@@ -23,16 +23,15 @@ Run from the repository root::
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 
@@ -45,6 +44,7 @@ import modelcompare as mc
 
 G_GRID = np.linspace(-20.0, 20.0, 21)
 G_PAIRS = (-20.0, 0.0, 20.0)
+SLUG = "posterior-14-case-study-the-jansen-rit-neural"
 
 
 def train(theta: np.ndarray, x: np.ndarray, n_transforms: int, seed: int, max_epochs: int):
@@ -76,15 +76,24 @@ def train(theta: np.ndarray, x: np.ndarray, n_transforms: int, seed: int, max_ep
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _harness.parser(__doc__)
     parser.add_argument("--n-train", type=int, default=20_000)
     parser.add_argument("--n-transforms", type=int, default=10)
     parser.add_argument("--n-cal", type=int, default=5_000)
     parser.add_argument("--n-draws", type=int, default=100, help="posterior draws for SBC")
     parser.add_argument("--max-epochs", type=int, default=150)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=ROOT / "examples" / "data" / "jansen_rit.npz")
+    parser.add_argument(
+        "--arrays",
+        type=Path,
+        default=None,
+        help="the derived arrays (default examples/data/jansen_rit.npz; benchmarks/out/ if --quick)",
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.n_train, args.n_transforms, args.n_cal, args.max_epochs = 500, 2, 200, 3
+    if args.arrays is None:
+        folder = _harness.SCRATCH if args.quick else ROOT / "examples" / "data"
+        args.arrays = folder / "jansen_rit.npz"
     rng = np.random.default_rng(args.seed)
     times = {}
 
@@ -113,9 +122,9 @@ def main() -> None:
     times["diagnose_s"] = time.perf_counter() - t
     print(f"PIT values, SBC ranks and draws in {times['diagnose_s']:.0f} s")
 
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.arrays.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(
-        args.out,
+        args.arrays,
         theta_cal=theta_cal.astype(np.float32),
         x_cal=x_cal.astype(np.float32),
         pit_values=pit_values.astype(np.float64),
@@ -131,7 +140,31 @@ def main() -> None:
         ),
         times_s=np.array([times["simulate_s"], times["train_s"], times["diagnose_s"]]),
     )
-    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
+    print(f"wrote {args.arrays} ({args.arrays.stat().st_size / 1e6:.2f} MB)")
+    total = sum(times.values())
+    rows = [
+        [
+            "simulate (vectorised Strang splitting, h = 1/1024 s, 10 s a series)",
+            (
+                f"{args.n_train:,} training (50,000) + {args.n_cal:,} calibration (10,000) + "
+                f"{len(G_GRID)} along g₀"
+            ),
+            f"{times['simulate_s']:.0f} s",
+        ],
+        [
+            "train the MAF",
+            f"{args.n_transforms} transforms, 50 hidden units, {epochs} epochs"
+            + (" (the cap)" if epochs >= args.max_epochs else ""),
+            f"{times['train_s']:.0f} s",
+        ],
+        [
+            f"PIT values, SBC ranks ({args.n_draws} draws each), draws at three g₀",
+            f"N = {args.n_cal:,}",
+            f"{times['diagnose_s']:.0f} s",
+        ],
+        ["whole study", None, f"{total // 60:.0f} min {total % 60:.0f} s"],
+    ]
+    _harness.rerun(args, SLUG, rows, script=__file__)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,9 @@ import os
 import time
 import warnings
 
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+import _harness
+
+for _var in _harness.THREAD_VARIABLES:  # one thread, whatever the caller set
     os.environ[_var] = "1"
 
 import numpy as np
@@ -63,6 +65,18 @@ CLASSIFIER_KWARGS = {
 }
 WIDTHS = {4: (2, 2), 13: (5, 8)}  # input width of the classifier -> (dim θ, dim x)
 ALPHA = 0.05
+SPEED = "posterior-08-l-c2st-nf-lc2st-nf-against"
+SIZE = "posterior-09-l-c2st-nf-size"
+VERDICTS = "posterior-10-l-c2st-nf-verdicts-on-biased"
+MODELS = {
+    4: "`ConditionalGaussianModel`, x₀ = (0, 0)",
+    13: "the speed runs' linear-Gaussian model, x₀ = 0",
+}
+FLOW_LABELS = {
+    "dispersion x1.3": "dispersion (Cholesky factor × 1.3)",
+    "shift 0.3": "shift (mean + (0.3, 0))",
+    "local shift (x1 > 1)": "local shift (mean + (1, 0)·1{x₁ > 1})",
+}
 
 
 def linear_gaussian(m: int, d: int, seed: int = 0):
@@ -177,6 +191,7 @@ def speed(args: argparse.Namespace) -> None:
     theta, x = simulate(200, seed=args.seed)
     run_ours(flow, theta, x, x[:1], 2, 100, args.seed)
     run_sbi(flow, theta, x, x[:1], 2, 100, args.seed)
+    rows = []
     for n in args.ns:
         for width in args.widths:
             m, d = WIDTHS[width]
@@ -201,7 +216,22 @@ def speed(args: argparse.Namespace) -> None:
                 f"all ours {_fmt(ours_t)}, sbi {_fmt(sbi_t)})",
                 flush=True,
             )
+            rows.append(
+                [
+                    1,
+                    f"{n:,}",
+                    width,
+                    args.n_resamples,
+                    f"{ours:.2f} s",
+                    f"{sbi:.1f} s",
+                    f"**{sbi / ours:.1f}×**",
+                    f"{ep_ours:.1f} / {ep_sbi:.1f}",
+                    f"{(sbi / ep_sbi) / (ours / ep_ours):.1f}×",
+                    _load(),
+                ]
+            )
     print(f"load average at end: {_load()}")
+    _harness.rerun(args, SPEED, rows, script=__file__)
 
 
 def size_study(args: argparse.Namespace) -> None:
@@ -234,6 +264,21 @@ def size_study(args: argparse.Namespace) -> None:
         f"{time.perf_counter() - t0:.0f} s, load {_load()}",
         flush=True,
     )
+    row = [
+        MODELS[args.study_width],
+        args.study_width,
+        f"{n:,}",
+        reps,
+        f"{rejected} ({rejected / reps:.3f})",
+        f"{ci.low:.3f}–{ci.high:.3f}",
+        f"{greater:.2f}",
+        f"{two_sided:.2f}",
+        f"{time.perf_counter() - t0:.0f} s",
+        _load(),
+    ]
+    stored = _harness.previous(SIZE)  # the other width's row stays
+    rows = [r for r in (stored["rows"] if stored else []) if r[1] != args.study_width]
+    _harness.rerun(args, SIZE, sorted([*rows, row], key=lambda r: r[1]), script=__file__)
     if args.study_width != 4:
         return
     flows = {
@@ -275,6 +320,16 @@ def size_study(args: argparse.Namespace) -> None:
     for ref, n_same in agree.items():
         print(f"same verdict as {ref}: {n_same}/{cases}")
     print(f"load average at end: {_load()}")
+    order = ["mlp", "sklearn", "sklearn float32", "sbi"]
+    rows = [
+        [
+            FLOW_LABELS[name],
+            *(f"{c[0]} | {c[1]}" if (c := found.get(ref)) is not None else None for ref in order),
+        ]
+        for name, found in rejections.items()
+    ]
+    rows.append([f"same verdict as `mlp`, of {cases}", None, *(agree.get(r) for r in order[1:])])
+    _harness.rerun(args, VERDICTS, rows, script=__file__)
 
 
 class Float32MLP(MLPClassifier):
@@ -296,13 +351,11 @@ def _fmt(times: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _harness.parser(__doc__)
     parser.add_argument("--ns", type=int, nargs="+", default=[2000, 10000])
     parser.add_argument("--widths", type=int, nargs="+", default=[4, 13], choices=[4, 13])
     parser.add_argument("--n-resamples", type=int, default=100)
     parser.add_argument("--n-eval", type=int, default=10_000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--repeats", type=int, default=3, help="timings per side (the min counts)")
     parser.add_argument("--size-study", type=int, default=0, metavar="R")
     parser.add_argument("--study-n", type=int, default=500)
     parser.add_argument("--study-width", type=int, default=4, choices=[4, 13])
@@ -310,6 +363,10 @@ def main() -> None:
     parser.add_argument("--power-reps", type=int, default=10)
     parser.add_argument("--with-sbi", action="store_true", help="also sbi's verdicts")
     args = parser.parse_args()
+    if args.quick:
+        args.ns, args.widths, args.n_resamples, args.n_eval, args.repeats = [500], [4], 5, 500, 1
+        args.size_study = min(args.size_study, 5)
+        args.study_n, args.power_n, args.power_reps = 300, 300, 1
     if args.size_study:
         size_study(args)
     else:

@@ -17,16 +17,11 @@ from __future__ import annotations
 import sys
 import types
 
+import _harness
+
+_harness.one_thread()
+
 import numpy as np
-
-xgb = types.ModuleType("xgboost")
-xgb.XGBClassifier = lambda **kw: None  # only referenced in cde-diagnostics' classifier table
-sys.modules.setdefault("xgboost", xgb)
-
-from cde_diagnostics import classifiers
-from cde_diagnostics.global_test import global_test
-from cde_diagnostics.local_test import local_test
-from sklearn.neighbors import KNeighborsClassifier
 
 from modelcompare import (
     ConditionalGaussianModel,
@@ -35,8 +30,29 @@ from modelcompare import (
     pit,
 )
 
+SLUG = "posterior-07-agreement-with-cde-diagnostics-and-arviz"
+COLUMNS = [
+    "x₀",
+    "covariate",
+    "T ours",
+    "T cde-diagnostics",
+    "p cde-diagnostics",
+    "p ours, its stream and rule",
+    "p ours (+1 rule, own stream)",
+]
+
 
 def main() -> None:
+    args = _harness.parser(__doc__).parse_args()
+    xgb = types.ModuleType("xgboost")
+    xgb.XGBClassifier = lambda **kw: None  # only referenced in cde-diagnostics' classifier table
+    sys.modules.setdefault("xgboost", xgb)
+    from cde_diagnostics import classifiers
+    from cde_diagnostics.global_test import global_test
+    from cde_diagnostics.local_test import local_test
+    from sklearn.neighbors import KNeighborsClassifier
+
+    rows = []
     k = 150
     classifiers.classifier_dict["kNN150"] = KNeighborsClassifier(n_neighbors=k)
     model = ConditionalGaussianModel(0.5 * np.array([[1.0, 0.8], [0.8, 1.0]]))
@@ -50,7 +66,7 @@ def main() -> None:
     ours = local_coverage_test(
         p, xs, x0s, levels=grid, regressor=NearestNeighborRegressor(k), n_resamples=100, seed=0
     )
-    b = 50
+    b = 10 if args.quick else 50
     for e in range(len(x0)):
         for i in range(2):
             np.random.seed(100 * e + i)  # noqa: NPY002 - cde-diagnostics draws from the global stream
@@ -76,11 +92,27 @@ def main() -> None:
                 f"| p cde={p_cde:.3f}, ours on its stream with its rule={p_same_stream:.3f}, "
                 f"ours (+1 rule, own stream)={ours.covariate_pvalues[i, e]:.3f}"
             )
+            rows.append(
+                [
+                    str(x0[e].tolist()),
+                    f"z{i + 1}",
+                    f"{ours.statistics[i, e]:.10f}",
+                    f"{t_cde:.10f}",
+                    f"{p_cde:.3f}",
+                    f"{p_same_stream:.3f}",
+                    f"{ours.covariate_pvalues[i, e]:.3f}",
+                ]
+            )
     np.random.seed(7)  # noqa: NPY002
     _, g_cde = global_test(
         xs, p[:, 0], x0s, alphas=grid, clf_name="kNN150", n_trials=2, return_T=True
     )
     print(f"global statistic z1: ours={ours.global_statistics[0]:.10f} cde={g_cde:.10f}")
+    rows.append(
+        ["all (global test)", "z1", f"{ours.global_statistics[0]:.10f}", f"{g_cde:.10f}"]
+        + [None] * 3
+    )
+    _harness.rerun(args, SLUG, rows, script=__file__, columns=COLUMNS)
 
 
 if __name__ == "__main__":

@@ -13,14 +13,13 @@ Run: OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/posterior_lct_speed.py [
 
 from __future__ import annotations
 
-import os
-
-for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_v, "1")
-
 import argparse
 import time
 import warnings
+
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 
@@ -71,7 +70,8 @@ def _per_level() -> PerLevelRegressor:
     return PerLevelRegressor(MLPClassifier(alpha=0, max_iter=25000))
 
 
-def part_b(trials: int) -> None:
+def part_b(args: argparse.Namespace, trials: int) -> None:
+    """The time and the rejection rates of both regressors; writes their two tables."""
     model = ConditionalGaussianModel(0.5 * np.array([[1.0, 0.8], [0.8, 1.0]]))
     x0 = np.array([[2.0, 2.0], [-1.0, -1.0]])
     kw = {"levels": 9, "n_resamples": 39}
@@ -99,6 +99,17 @@ def part_b(trials: int) -> None:
         print(f"  one full diagnostic, {name}: {times[name]:.1f} s")
     ratio = times["per-level-mlp (paper)"] / times["amortized-hgb"]
     print(f"  time ratio per-level / amortized: {ratio:.1f}x")
+    _harness.rerun(
+        args,
+        "posterior-02-amortised-against-per-level-fits-time",
+        [
+            ["amortised HGB (ours, default)", f"{times['amortized-hgb']:.1f} s"],
+            ["per-level MLP (paper)", f"{times['per-level-mlp (paper)']:.1f} s"],
+            ["**ratio per-level / amortised**", f"**{ratio:.0f}×**"],
+        ],
+        script=__file__,
+    )
+    rows = []
     print("  rejection rate at 0.05 (x0=(2,2) inside the bias region | x0=(-1,-1) outside):")
     for case, flow in flows.items():
         rates = {name: np.zeros(2) for name in methods}
@@ -112,21 +123,27 @@ def part_b(trials: int) -> None:
                     warnings.simplefilter("ignore")
                     res = local_coverage_test(pv, x, x0, null=nulls[name], seed=s)
                 rates[name] += res.pvalues <= 0.05
+        cells = []
         for name in methods:
             rr = rates[name] / trials
             print(f"    {case:<11} {name:<22} {rr[0]:.2f} | {rr[1]:.2f}")
+            cells.append(f"{rr[0]:.2f} | {rr[1]:.2f}")
+        rows.append([case if case == "exact" else "local_bias b = 1", *cells])
+    _harness.rerun(
+        args, "posterior-03-amortised-against-per-level-fits-rejection", rows, script=__file__
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = _harness.parser(__doc__)
     parser.add_argument("--trials", type=int, default=10)
-    parser.add_argument("--skip-a", action="store_true")
+    parser.add_argument("--skip-a", action="store_true", help="part A prints only; no table")
     parser.add_argument("--skip-b", action="store_true")
     args = parser.parse_args()
-    if not args.skip_a:
+    if not args.skip_a and not args.quick:
         part_a()
     if not args.skip_b:
-        part_b(args.trials)
+        part_b(args, 1 if args.quick else args.trials)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,11 @@ Run: OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/posterior_size_power.py 
 
 from __future__ import annotations
 
-import argparse
 import time
+
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 from scipy import stats
@@ -45,7 +48,21 @@ def _fmt(k: int, r: int) -> str:
     return f"{k / r:.3f} ({k}/{r}{'' if ok else ', above size'})"
 
 
-def global_study(trials: int) -> None:
+X0_LABELS = {
+    ("exact", (0.5, 0.5)): "(.5, .5)",
+    ("exact", (2.0, 2.0)): "(2, 2)",
+    ("local_bias b=1", (2.0, 2.0)): "(2, 2) inside",
+    ("local_bias b=1", (-1.0, -1.0)): "(−1, −1) outside",
+}
+
+
+def _rate(k: int, r: int) -> str:
+    return f"{k / r:.2f}"
+
+
+def global_study(trials: int) -> dict[str, list[str]]:
+    """Per flow: the global KS + Holm and the Spearman independence rejection rates."""
+    found = {}
     print(f"Global checks, {trials} trials per case (reject at 0.05)")
     for name, flow in FLOWS.items():
         n = 500 if name in ("exact", "nocorr") else 2000
@@ -58,9 +75,13 @@ def global_study(trials: int) -> None:
         print(
             f"  {name:<15} N={n:<5} KS+Holm {ks / trials:.3f}   Spearman independence {ind / trials:.3f}"
         )
+        found[name] = [f"{_rate(ks, trials)} (N={n})", _rate(ind, trials)]
+    return found
 
 
-def local_study(trials: int) -> None:
+def local_study(trials: int) -> dict[str, list[list[str]]]:
+    """Per flow: one row of local rejection rates per evaluation point."""
+    found: dict[str, list[list[str]]] = {}
     print(f"\nLocal tests (kNN K=150, B=200, N=1000), {trials} trials per case (reject at 0.05)")
     cases = [
         ("exact", (0.5, 0.5)),
@@ -93,12 +114,30 @@ def local_study(trials: int) -> None:
             f"  {name:<15} x0={x0!s:<11} LCT(mse) {_fmt(lct, trials)}  LCT(max) {lct_max / trials:.3f}"
             f"  min_i p_i<0.01 {strong / trials:.3f}  local independence {ind / trials:.3f}"
         )
+        label = X0_LABELS.get((name, x0), f"({x0[0]:g}, {x0[1]:g})")
+        found.setdefault(name, []).append(
+            [label, _rate(lct, trials), _rate(lct_max, trials), _rate(ind, trials)]
+        )
+    return found
 
 
-def hgb_study(trials: int) -> None:
+def size_power_rows(
+    found_global: dict[str, list[str]], found_local: dict[str, list[list[str]]]
+) -> list[list[str]]:
+    """One row per flow and evaluation point; the global figures on a flow's first row."""
+    rows = []
+    for name in FLOWS:
+        local = found_local.get(name) or [["", "", "", ""]]
+        for i, cells in enumerate(local):
+            rows.append([name, *(found_global[name] if i == 0 else ["", ""]), *cells])
+    return rows
+
+
+def hgb_study(trials: int) -> list[list[str]]:
     """The default amortised regressor (B = 39, |G| = 19, N = 1000): size and localisation."""
     print(f"\nLocal tests with the default amortised HGB (B=39, |G|=19, N=1000), {trials} trials")
     x0 = np.array([[0.5, 0.5], [2.0, 2.0], [-1.0, -1.0]])
+    rows = []
     for name in ("exact", "local_bias b=1"):
         rej = np.zeros(3, int)
         for s in range(trials):
@@ -108,19 +147,24 @@ def hgb_study(trials: int) -> None:
             rej += res.pvalues <= 0.05
         cells = "  ".join(f"x0={x0[e].tolist()}: {_fmt(int(rej[e]), trials)}" for e in range(3))
         print(f"  {name:<15} {cells}")
+        rows.append([name, *(_rate(int(k), trials) for k in rej)])
+    return rows
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = _harness.parser(__doc__)
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--hgb-trials", type=int, default=0, help="also study the HGB default")
     args = parser.parse_args()
+    if args.quick:
+        args.trials, args.hgb_trials = 3, min(args.hgb_trials, 2)
     t = time.perf_counter()
     if args.trials:
-        global_study(args.trials)
-        local_study(args.trials)
+        rows = size_power_rows(global_study(args.trials), local_study(args.trials))
+        _harness.rerun(args, "posterior-04-size-and-power-of-the-local", rows, script=__file__)
     if args.hgb_trials:
-        hgb_study(args.hgb_trials)
+        rows = hgb_study(args.hgb_trials)
+        _harness.rerun(args, "posterior-05-size-and-power-of-the-local", rows, script=__file__)
     print(f"\ntotal {time.perf_counter() - t:.0f} s")
 
 

@@ -24,27 +24,21 @@ Run:  ``python benchmarks/rel_image_features_study.py --part digits --reps 100``
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 import argparse
-import datetime
-import json
 import math
-import platform
 import time
 import warnings
 from collections.abc import Callable
-from pathlib import Path
+
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 
 from modelcompare import DegenerateDataWarning, rel_fid, rel_kid, rel_mmd, rel_ume
 
 ALPHA = 0.05
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def _rate(hits: int, reps: int) -> str:
@@ -52,27 +46,26 @@ def _rate(hits: int, reps: int) -> str:
     return f"{p:.3f} ± {math.sqrt(p * (1 - p) / reps):.3f}"
 
 
-def _write(slug: str, title: str, command: str, meaning: str, columns, rows, notes: str) -> None:
-    RESULTS.mkdir(exist_ok=True)
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    payload = {
-        "slug": slug,
-        "title": title,
-        "part": "relative",
-        "script": "benchmarks/rel_image_features_study.py",
-        "command": command,
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, one thread",
-        "date": datetime.date.today().isoformat(),
-        "load": None if load is None else round(load, 1),
-        "transcribed": False,
-        "meaning": meaning,
-        "columns": columns,
-        "rows": rows,
-        "notes": notes,
-    }
-    path = RESULTS / f"{slug}.json"
-    path.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {path}")
+def _write(
+    slug: str,
+    title: str,
+    args: argparse.Namespace,
+    meaning: str,
+    columns: list[str],
+    rows: list[list],
+    notes: str,
+) -> None:
+    result = _harness.record(
+        slug,
+        title=title,
+        part="relative",
+        script=__file__,
+        columns=columns,
+        rows=rows,
+        meaning=meaning,
+        notes=notes,
+    )
+    _harness.save(args, result)
 
 
 def _run_tests(tests: dict[str, Callable], sample, reps: int, rng) -> dict[str, tuple[int, int]]:
@@ -129,7 +122,7 @@ def _digits_world(seed: int):
     return features(images[held]), generate
 
 
-def digits(reps: int, seed: int, command: str) -> None:
+def digits(reps: int, seed: int, args: argparse.Namespace) -> None:
     real, generate = _digits_world(seed)
     n = real.shape[0] // 3  # the P = Q = R case splits the held-out images in three
 
@@ -169,7 +162,7 @@ def digits(reps: int, seed: int, command: str) -> None:
     _write(
         "rel-digits-features",
         "Relative tests on handwritten-digit features (GMM generators in PCA space)",
-        command,
+        args,
         "Rejection rates at α = 0.05 (± binomial standard error) of each relative test on the "
         "64 ReLU hidden units of a small MLP trained on scikit-learn's digits. Rows at P = Q are "
         "sizes (should be ≤ 0.05 within noise); the last case is power (higher is better). "
@@ -185,7 +178,7 @@ def digits(reps: int, seed: int, command: str) -> None:
 # Gaussians
 
 
-def kid_gauss(reps: int, seed: int, command: str) -> None:
+def kid_gauss(reps: int, seed: int, args: argparse.Namespace) -> None:
     d = 5
     tests = {
         "rel_kid (ustat)": lambda x, y, z, g: rel_kid(x, y, z),
@@ -216,7 +209,7 @@ def kid_gauss(reps: int, seed: int, command: str) -> None:
     _write(
         "rel-kid-size-power",
         "Relative KID: size and power as n grows (Gaussians, d = 5)",
-        command,
+        args,
         "Rejection rates at α = 0.05 (± binomial standard error). R = N(0, I₅); spreads are "
         "standard deviations. P = Q = R is the degenerate case where ζ₁ = 0 and the normal "
         "approximation does not hold; P = Q ≠ R is the boundary of H0 where it does. The power "
@@ -227,7 +220,7 @@ def kid_gauss(reps: int, seed: int, command: str) -> None:
     )
 
 
-def fid_gauss(reps: int, seed: int, command: str) -> None:
+def fid_gauss(reps: int, seed: int, args: argparse.Namespace) -> None:
     d, n = 10, 1000
     delta = 0.6
     spread = 1.0 + delta / math.sqrt(d)  # FID of N(0, s²I) to N(0, I): d (s − 1)² = δ²
@@ -275,7 +268,7 @@ def fid_gauss(reps: int, seed: int, command: str) -> None:
     _write(
         "rel-fid-jackknife-blocks",
         "Relative FID: the jackknife against the block t-test (Gaussians, d = 10, n = 1000)",
-        command,
+        args,
         "Rejection rates at α = 0.05 (± binomial standard error). R = N(0, I₁₀). At P = Q both "
         "schemes test a true null. At equal *population* FID (0.36) with P and Q of different "
         "kinds, the FIDs at the sizes used differ (the bias, of order d/n, depends on the "
@@ -288,17 +281,13 @@ def fid_gauss(reps: int, seed: int, command: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _harness.parser(__doc__)
     parser.add_argument("--part", choices=("digits", "kid-gauss", "fid-gauss"), required=True)
     parser.add_argument("--reps", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    command = (
-        f"python benchmarks/rel_image_features_study.py --part {args.part} --reps {args.reps}"
-        + (f" --seed {args.seed}" if args.seed else "")
-    )
+    reps = 5 if args.quick else args.reps
     {"digits": digits, "kid-gauss": kid_gauss, "fid-gauss": fid_gauss}[args.part](
-        args.reps, args.seed, command
+        reps, args.seed, args
     )
 
 

@@ -19,14 +19,13 @@ Run:  ``python benchmarks/relative_fid_study.py --d 10 --n 1000 --reps 500``
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-import argparse
 import math
+import os
 import time
+
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 
@@ -55,9 +54,21 @@ def _draw(case: str, rng: np.random.Generator, n: int, d: int, delta: float, spr
 CASES = ("same-spread", "same-exact", "shift", "spread")
 
 
+SIZE_POWER = "relative-08-relative-fid-size-and-power-of"
+TIMING = "relative-07-relative-fid-and-relative-kid-at"
+TIMING_LABELS = {
+    "rel_fid (defaults)": '`relative_fid(x, y, z)` (`n_blocks=10`, `method="eigh"`: two '
+    "full-sample FIDs, 20 block FIDs of 1000 rows in the Gram form)",
+    "rel_kid (defaults)": "`relative_kid(x, y, z)` (six 10,000 × 10,000 cubic-kernel Gram "
+    "products, chunked)",
+}
+
+
 def study(
     d: int, n: int, reps: int, delta: float, spread: float, seed: int, cases: list[str]
-) -> None:
+) -> list[str | int]:
+    """The table's row for this d and n: one rejection rate per case ("not run" if left out)."""
+    cells = dict.fromkeys(CASES, "not run")
     print(f"d = {d}, n = {n} per sample, n_blocks = 10, {reps} replicates, α = {ALPHA}")
     for case in cases:
         rng = np.random.default_rng(seed)
@@ -73,11 +84,21 @@ def study(
             f"  {case + extra:<22s} rejection rate {rate:.3f} ± {se:.3f}"
             f"   ({(time.perf_counter() - start) / reps:.2f} s per replicate)"
         )
+        cells[case] = f"{rate:.3f} ± {se:.3f}{extra}"
+    return [d, n, reps, *(cells[case] for case in CASES)]
 
 
-def timing(seed: int) -> None:
+def _merged(row: list[str | int]) -> list[list[str | int]]:
+    """The stored rows at other (d, n) with this one, by d."""
+    stored = _harness.previous(SIZE_POWER)
+    rows = [r for r in (stored["rows"] if stored else []) if r[:2] != row[:2]]
+    return sorted([*rows, row], key=lambda r: (r[0], r[1]))
+
+
+def timing(seed: int, n: int = 10_000, d: int = 2048) -> list[list[str]]:
+    """The seconds of one call of each, on Inception-like features."""
+    rows = []
     rng = np.random.default_rng(seed)
-    n, d = 10_000, 2048
     mix = rng.normal(size=(d, d)) * (np.arange(1, d + 1) ** -0.5)[:, None]
     x = np.abs(rng.normal(size=(n, d)) @ mix)
     y = np.abs(rng.normal(size=(n, d)) @ mix * 1.02)
@@ -92,26 +113,31 @@ def timing(seed: int) -> None:
             f"  {name:<24s} {time.perf_counter() - start:8.1f} s   p = {res.pvalue:.3g}"
             f"   load {os.getloadavg()[0]:.1f}"
         )
+        rows.append([TIMING_LABELS[name], f"{time.perf_counter() - start:.1f}"])
+    return rows
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _harness.parser(__doc__)
     parser.add_argument("--d", type=int, default=10)
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--reps", type=int, default=500)
     parser.add_argument("--delta", type=float, default=0.3)
     parser.add_argument("--spread", type=float, default=1.1)
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time", action="store_true")
     parser.add_argument("--cases", nargs="+", default=list(CASES), choices=CASES)
     args = parser.parse_args()
+    if args.quick:
+        args.n, args.reps = 200, 5
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1):
         if args.time:
-            timing(args.seed)
+            size = {"n": 1000, "d": 256} if args.quick else {}
+            _harness.rerun(args, TIMING, timing(args.seed, **size), script=__file__)
         else:
-            study(args.d, args.n, args.reps, args.delta, args.spread, args.seed, args.cases)
+            row = study(args.d, args.n, args.reps, args.delta, args.spread, args.seed, args.cases)
+            _harness.rerun(args, SIZE_POWER, _merged(row), script=__file__)
 
 
 if __name__ == "__main__":

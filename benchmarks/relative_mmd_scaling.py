@@ -18,16 +18,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
 import time
 
+import _harness
+
+_harness.one_thread()
+
 import numpy as np
 
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+SLUG = "relative-06-rel-mmd-runtime-against-n"
 
 
 def blobs(n: int, angle: float, rng: np.random.Generator) -> np.ndarray:
@@ -139,7 +141,7 @@ def run(method: str, n: int) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _harness.parser(__doc__)
     parser.add_argument("--one", nargs=2, metavar=("METHOD", "N"), help=argparse.SUPPRESS)
     parser.add_argument("--ref-max", type=int, default=4000)
     parser.add_argument("--ours-max", type=int, default=20000)
@@ -149,6 +151,9 @@ def main() -> None:
         return
 
     sizes = [500, 1000, 2000, 4000, 8000, 20000]
+    if args.quick:
+        sizes, args.ref_max = [500, 1000, 2000], 1000
+    rows = []
     ref: dict[int, dict[str, float]] = {}
     print(
         f"{'n':>6} {'ours (s)':>9} {'ours +MiB':>9} {'ref (s)':>12} {'ref +MiB':>8} "
@@ -167,19 +172,34 @@ def main() -> None:
             dstat = abs(ours["statistic"] - r["statistic"]) / abs(r["statistic"])
             dvar = abs(ours["variance"] - r["variance"]) / abs(r["variance"])
             agree = f"{dstat:15.1e} {dvar:11.1e}"
+            cells = [f"{t_ref:.1f}", round(r["peak_mib"])]
+            diffs = [f"{dstat:.1e}", f"{dvar:.1e}"]
         else:
             t_ref = ref[largest]["seconds"] * (n / largest) ** 3
             mib, mark = f"{8 * 10 * n * n / 2**20:8.0f}", "*"
             agree = f"{'-':>15} {'-':>11}"
+            cells = [f"{t_ref:.1f}*", round(8 * 10 * n * n / 2**20)]
+            diffs = ["-", "-"]
         print(
             f"{n:>6} {ours['seconds']:9.2f} {ours['peak_mib']:9.0f} {t_ref:11.1f}{mark} "
             f"{mib} {t_ref / ours['seconds']:9.1f} {agree}",
             flush=True,
         )
+        rows.append(
+            [
+                n,
+                f"{ours['seconds']:.2f}",
+                round(ours["peak_mib"]),
+                *cells,
+                f"{t_ref / ours['seconds']:.1f}",
+                *diffs,
+            ]
+        )
     print(
         "* extrapolated: time as t(n0)·(n/n0)³ from the largest measured n0; memory as ten n×n "
         "float64 matrices (the reference holds about that many at once)."
     )
+    _harness.rerun(args, SLUG, rows, script=__file__)
 
 
 if __name__ == "__main__":

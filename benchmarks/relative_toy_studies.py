@@ -15,21 +15,21 @@ convention, full sample). As in kmod, trial r draws R with seed r + 30, P with r
 the tests use seed r.
 
 Usage: ``python benchmarks/relative_toy_studies.py --study all --trials 100`` (single-threaded).
-Prints markdown tables with rejection rates, a binomial check for H0 rows, and the wall time.
+Prints the tables (rejection rates, a binomial check for H0 rows, the wall time) and writes each
+study's table to ``benchmarks/results/``.
 """
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-import argparse
 import json
 import math
+import os
 import time
 import warnings
+
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 from scipy.stats import binomtest
@@ -38,6 +38,11 @@ from modelcompare import DegenerateDataWarning, rel_fssd, rel_mmd, rel_ume
 from modelcompare.densities import GaussBernRBM, GaussianMixture, IsotropicNormal
 
 ALPHA = 0.05
+SLUGS = {
+    "meanshift": "relative-03-the-paper-s-toy-studies-mean",
+    "blobs": "relative-04-the-paper-s-toy-studies-blobs",
+    "rbm": "relative-05-the-paper-s-toy-studies-rbm",
+}
 
 
 def methods(preset, with_fssd=True):
@@ -74,7 +79,9 @@ def run_cell(make_sample, trials, meths):
 
 
 def table(title, col_name, cols, results, trials, h0_cols=()):
+    """Print the study's table and return its rows (method, then one rate per column)."""
     names = list(next(iter(results.values()))[0])
+    rows = []
     print(f"\n### {title}\n")
     print("| method | " + " | ".join(f"{col_name}={c}" for c in cols) + " |")
     print("|---|" + "---|" * len(cols))
@@ -88,10 +95,12 @@ def table(title, col_name, cols, results, trials, h0_cols=()):
                 cell += " ✓" if ok else " ✗"
             cells.append(cell)
         print(f"| {name} | " + " | ".join(cells) + " |")
+        rows.append([name, *cells])
     tot = {name: sum(results[c][1][name] for c in cols) / (trials * len(cols)) for name in names}
     print("\nmean seconds per test: " + ", ".join(f"{k} {v:.3f}" for k, v in tot.items()))
     if h0_cols:
         print(f"(✓: H0 column, binomtest(k, {trials}, {ALPHA}, 'greater').pvalue > 0.01)")
+    return [f"{col_name}={c}" for c in cols], rows
 
 
 def study_meanshift(trials, ns):
@@ -114,8 +123,9 @@ def study_meanshift(trials, ns):
             }
 
         results[n] = run_cell(make, trials, meths)
-    table("Mean shift, d = 50 (H0 true): rejection rate", "n", ns, results, trials, h0_cols=ns)
-    return results
+    return results, table(
+        "Mean shift, d = 50 (H0 true): rejection rate", "n", ns, results, trials, h0_cols=ns
+    )
 
 
 def blob_gmm(angle):
@@ -143,8 +153,7 @@ def study_blobs(trials, ns):
             }
 
         results[n] = run_cell(make, trials, meths)
-    table("Blobs (H1 true): power", "n", ns, results, trials)
-    return results
+    return results, table("Blobs (H1 true): power", "n", ns, results, trials)
 
 
 def rbm_params(d=20, dh=5):
@@ -182,31 +191,35 @@ def study_rbm(trials, eps_list, n=2000):
                 results[e][0][name] += fn(s) <= ALPHA
                 results[e][1][name] += time.perf_counter() - t0
     h0 = [e for e in eps_list if e < 0.3]
-    table(
+    return results, table(
         f"RBM, d = 20, dh = 5, n = {n}: rejection rate", "ε", eps_list, results, trials, h0_cols=h0
     )
-    return results
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _harness.parser(__doc__)
     ap.add_argument("--study", choices=["meanshift", "blobs", "rbm", "all"], default="all")
     ap.add_argument("--trials", type=int, default=100)
     ap.add_argument("--meanshift-n", type=int, nargs="+", default=[400, 1200, 2000])
     ap.add_argument("--blobs-n", type=int, nargs="+", default=[317, 603, 1149, 2188, 4169])
     ap.add_argument("--rbm-eps", type=float, nargs="+", default=[0.2, 0.25, 0.35, 0.5])
-    ap.add_argument("--json", help="write the raw counts here")
+    ap.add_argument("--json", help="also write the raw counts here")
     args = ap.parse_args()
+    if args.quick:
+        args.trials, args.meanshift_n, args.blobs_n, args.rbm_eps = 2, [400], [317], [0.5]
     warnings.simplefilter("ignore", DegenerateDataWarning)  # degenerate trials count as p = 1
     print(f"trials = {args.trials}, α = {ALPHA}, load avg {os.getloadavg()}")
     t0 = time.perf_counter()
+    studies = {
+        "meanshift": lambda: study_meanshift(args.trials, args.meanshift_n),
+        "blobs": lambda: study_blobs(args.trials, args.blobs_n),
+        "rbm": lambda: study_rbm(args.trials, args.rbm_eps),
+    }
     out = {}
-    if args.study in ("meanshift", "all"):
-        out["meanshift"] = study_meanshift(args.trials, args.meanshift_n)
-    if args.study in ("blobs", "all"):
-        out["blobs"] = study_blobs(args.trials, args.blobs_n)
-    if args.study in ("rbm", "all"):
-        out["rbm"] = study_rbm(args.trials, args.rbm_eps)
+    for name, study in studies.items():
+        if args.study in (name, "all"):
+            out[name], (columns, rows) = study()
+            _harness.rerun(args, SLUGS[name], rows, script=__file__, columns=["method", *columns])
     print(f"\ntotal wall time {time.perf_counter() - t0:.0f} s")
     if args.json:
         with open(args.json, "w") as fh:  # noqa: PTH123

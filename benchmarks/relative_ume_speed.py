@@ -18,15 +18,15 @@ timings, and is reported as the peak above the data already in memory.
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 import argparse
 import math
+import os
 import time
 import tracemalloc
+
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 
@@ -182,7 +182,32 @@ def fixed_locations(n, d, j, repeat):
         f"  peak above data  ref {m_ref / 2**20:.1f} MiB ({100 * m_ref / data_bytes:.1f} % of "
         f"data)  ours {m_ours / 2**20:.1f} MiB ({100 * m_ours / data_bytes:.2f} % of data)"
     )
-    return {"t_ref": t_ref, "t_ours": t_ours, "m_ref": m_ref, "m_ours": m_ours, "data": data_bytes}
+    stat_diff = abs(res.statistic - stat_ref) / abs(stat_ref)
+    var_diff = abs(res.variance - var_ref) / abs(var_ref)
+    share = 100 / data_bytes
+    return {
+        "columns": [
+            f"fixed locations, n = {n:,}, d = {d}, J = {j} (data {data_bytes / 2**30:.2f} GiB)",
+            "reference",
+            "ours",
+            "ratio ref/ours",
+        ],
+        "rows": [
+            ["time", f"{t_ref:.2f} s", f"{t_ours:.2f} s", f"{t_ref / t_ours:.1f}"],
+            [
+                "peak above data",
+                f"{m_ref / 2**20:.0f} MiB ({m_ref * share:.0f} % of data)",
+                f"{m_ours / 2**20:.1f} MiB ({m_ours * share:.2f} % of data)",
+                None,
+            ],
+            [
+                "agreement of statistic / variance",
+                None,
+                None,
+                f"{stat_diff:.0e} / {var_diff:.0e} relative",
+            ],
+        ],
+    }
 
 
 def optimisation(n, d, j, train_fraction, repeat):
@@ -243,11 +268,41 @@ def optimisation(n, d, j, train_fraction, repeat):
         f"train criterion {res.train_criterion:.4g}"
     )
     del ours
-    return {"t_ref": t_ref, "t_ours": t_ours, "crit_ref": crit_ref, "crit_ours": crit_ours}
+    crit = f"{crit_ref:.6g}", f"{crit_ours:.6g}"
+    return {
+        "columns": [
+            f"optimisation, J = {j}, d = {d}, L-BFGS-B with kmod's options, same start and bounds",
+            "reference (autodiff)",
+            "ours (analytic gradient)",
+            "ratio",
+        ],
+        "rows": [
+            [
+                f"on {train_fraction:.0%} of n = {n:,} ({n_tr:,} rows)",
+                f"{t_ref:.2f} s",
+                f"{t_ours:.2f} s",
+                f"{t_ref / t_ours:.1f}× faster",
+            ],
+            ["criterion reached", *crit, f"ours/ref = {crit_ours / crit_ref:.3f}"],
+            [
+                (
+                    f"whole `rel_ume(x, y, z, n_locations={j})` on n = {n:,} (fit on "
+                    f"{train_fraction:.0%}, test on the rest)"
+                ),
+                None,
+                f"{t_full:.2f} s",
+                None,
+            ],
+        ],
+    }
+
+
+def _save(args: argparse.Namespace, slug: str, table: dict) -> None:
+    _harness.rerun(args, slug, table["rows"], script=__file__, columns=table["columns"])
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _harness.parser(__doc__)
     ap.add_argument("--n", type=int, default=1_000_000, help="rows for the fixed-location run")
     ap.add_argument("--n-opt", type=int, default=100_000, help="rows for the optimisation run")
     ap.add_argument(
@@ -256,18 +311,21 @@ def main():
         default=0.2,
         help="share of --n-opt rows the optimiser sees (1.0 = all)",
     )
-    ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-fixed", action="store_true")
     ap.add_argument("--skip-opt", action="store_true")
     args = ap.parse_args()
+    if args.quick:
+        args.n, args.n_opt, args.repeats = 20_000, 5_000, 1
     print(
         f"threads: OMP={os.environ['OMP_NUM_THREADS']} "
         f"OPENBLAS={os.environ['OPENBLAS_NUM_THREADS']}; load avg {os.getloadavg()}"
     )
     if not args.skip_fixed:
-        fixed_locations(args.n, 50, 10, args.repeat)
+        table = fixed_locations(args.n, 50, 10, args.repeats)
+        _save(args, "relative-01-rel-ume-speed-and-memory-fixed", table)
     if not args.skip_opt:
-        optimisation(args.n_opt, 50, 5, args.opt_train_fraction, args.repeat)
+        table = optimisation(args.n_opt, 50, 5, args.opt_train_fraction, args.repeats)
+        _save(args, "relative-02-rel-ume-speed-and-memory-optimising", table)
 
 
 if __name__ == "__main__":

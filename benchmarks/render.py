@@ -89,7 +89,9 @@ Every table is a results file `benchmarks/results/<slug>.json`. The scripts writ
 of the libraries; `python benchmarks/render.py` regenerates this page (and the documentation's
 benchmarks page) from all of them. Tables marked *transcribed* were copied from the record of
 their run (the case studies and the long size studies take hours to repeat); rerunning their
-command replaces them.
+command replaces them. Every script takes the same flags: `--seed`, `--repeats`, `--quick` (a
+small run for a smoke test, written to `benchmarks/out/` and not kept), `--out DIR` and
+`--no-save`; `--help` lists its own.
 
 **Machine "dev-2core":** 2 cores of an AMD EPYC (AVX-512VL), 24 GiB, no GPU; torch 2.13.0 (CPU
 build), numpy 2.4, scikit-learn 1.9.1, Python 3.11.7. It is shared with other jobs, hence the load

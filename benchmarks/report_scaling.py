@@ -6,19 +6,18 @@ the default evaluation points, alpha = 0.05, ``seed=0``. Each setting runs in a 
 process, so that nothing (L-C2ST-NF's null in particular) is recalled from an earlier call.
 ``--src`` times another source tree (a baseline) with the same script.
 
-Run: OMP_NUM_THREADS=1 python benchmarks/report_scaling.py --out benchmarks/results/report_scaling.json
+Run: python benchmarks/report_scaling.py (writes benchmarks/results/report_scaling.json)
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import json
 import os
-import platform
 import subprocess
 import sys
 from pathlib import Path
+
+import _harness
 
 CHILD = """
 import json, time, warnings
@@ -49,41 +48,22 @@ def run(m: int, scale: float, src: str) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = _harness.parser(__doc__)
     parser.add_argument("--dims", default="2,5,10")
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--src", default=str(Path(__file__).resolve().parents[1] / "src"))
-    parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    dims = [2] if args.quick else list(map(int, args.dims.split(",")))
+    flow = "exact" if args.scale == 1 else f"{args.scale:g}x too wide"
     rows = []
-    for m in map(int, args.dims.split(",")):
+    for m in dims:
         out = run(m, args.scale, args.src)
         print(m, out, flush=True)
-        rows.append([m, m, round(out["seconds"], 2), json.dumps(out["n_resamples"])])
-    if args.out:
-        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-        Path(args.out).write_text(
-            json.dumps(
-                {
-                    "slug": "report_scaling",
-                    "title": "Default posterior report, cold, at m = d = 2, 5 and 10",
-                    "part": "report",
-                    "script": "benchmarks/report_scaling.py",
-                    "command": "OMP_NUM_THREADS=1 python benchmarks/report_scaling.py",
-                    "machine": platform.processor() or platform.machine(),
-                    "date": datetime.date.today().isoformat(),
-                    "load": load,
-                    "transcribed": False,
-                    "meaning": "",
-                    "columns": ["m", "d", "seconds (cold)", "B each resampling check ran with"],
-                    "rows": rows,
-                    "notes": "",
-                },
-                indent=1,
-                ensure_ascii=False,
-            )
-            + "\n"
-        )
+        plan = ", ".join(f"{name} {b}" for name, b in out["n_resamples"].items())
+        # this tree's report runs the two-stage plan; the single-stage column is for --src runs
+        # of an older tree, not measured here
+        rows.append([flow, m, None, round(out["seconds"], 2), plan])
+    _harness.rerun(args, "report_scaling", rows, script=__file__)
 
 
 if __name__ == "__main__":

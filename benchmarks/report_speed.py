@@ -20,13 +20,13 @@ Run: OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/report_speed.py
 
 from __future__ import annotations
 
-import os
-
-for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_v, "1")
-
+import argparse
 import time
 import warnings
+
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 
@@ -50,8 +50,10 @@ def _timed(flow, theta, x, **options):
 
 
 def main() -> None:
+    args = _harness.parser(__doc__).parse_args()
+    n = 200 if args.quick else 1_000
     model = ConditionalGaussianModel(0.5 * np.array([[1.0, 0.8], [0.8, 1.0]]))
-    theta, x = model.simulate(1_000, seed=1)
+    theta, x = model.simulate(n, seed=1)
     exact = model.exact_flow()
     flows = {
         "exact": exact,
@@ -79,18 +81,61 @@ def main() -> None:
             ],
         },
     }
-    print("N=1000, m=2, default evaluation points, alpha=0.05, one thread, first calls")
+    print(f"N={n}, m=2, default evaluation points, alpha=0.05, one thread, first calls")
+    runs: dict[str, dict[str, tuple[object, float]]] = {}
     for label, options in settings.items():
         report, seconds = _timed(exact, theta, x, **options)
         print(f"\n[{label}] exact flow: whole report {seconds:.2f} s")
         for outcome in report.outcomes:
             print(f"  {outcome.name:<22}{outcome.runtime_s:8.2f} s")
         print(f"  n_resamples: {report.settings['n_resamples']}")
+        runs[label] = {}
         for name, flow in flows.items():
             if options and name != "exact" and "x_obs" in options:
                 continue
             report, seconds = _timed(flow, theta, x, **options)
+            runs[label][name] = (report, seconds)
             print(f"  {name:<14} {seconds:6.2f} s  failures(0.05) = {report.failures(0.05)}")
+    _save(args, runs["default (quadratic)"], runs["classifier='mlp'"])
+
+
+def _save(args: argparse.Namespace, default: dict, mlp: dict) -> None:
+    """The time table and the decisions table: the default report beside the MLP's."""
+
+    def runtime(runs: dict, check: str | None) -> float:
+        outcomes = runs["exact"][0].outcomes
+        if check is None:  # every check but the two named in the table
+            chosen = [o for o in outcomes if o.name not in ("lc2st_nf", "local_coverage")]
+        else:
+            chosen = [o for o in outcomes if o.name == check]
+        return sum(o.runtime_s for o in chosen)
+
+    b = default["exact"][0].settings["n_resamples"].get("local_coverage")
+    rows = [
+        ["`lc2st_nf`, exact flow", *(f"{runtime(r, 'lc2st_nf'):.2f} s" for r in (default, mlp))],
+        [
+            f"`local_coverage` (kNN, B = {b:,})",
+            *(f"{runtime(r, 'local_coverage'):.2f} s" for r in (default, mlp)),
+        ],
+        ["every other check together", *(f"{runtime(r, None):.2f} s" for r in (default, mlp))],
+    ]
+    labels = {
+        "exact": "**whole report**: exact flow",
+        "too wide": "whole report: posterior 1.5× too wide",
+        "regional bias": "whole report: θ₁'s mean off by 0.5 where x₁ > 1",
+    }
+    rows += [
+        [label, *(f"{r[name][1]:.2f} s" for r in (default, mlp))] for name, label in labels.items()
+    ]
+    _harness.rerun(args, "report-02-the-default-report-quadratic-l-c2st", rows, script=__file__)
+    names = {"exact": "exact", "too wide": "1.5× too wide", "regional bias": "regional bias"}
+    decisions = [
+        [shown, *(", ".join(r[name][0].failures(0.05)) or "none" for r in (default, mlp))]
+        for name, shown in names.items()
+    ]
+    _harness.rerun(
+        args, "report-03-the-default-report-quadratic-l-c2st", decisions, script=__file__
+    )
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ feed both the checks and the ground-truth C2ST, so both judge the same distribut
 ``DirectPosterior`` would reject draws outside a bounded prior's support; the fraction of such
 draws is recorded as ``leakage``).
 
-Stages (every output is cached under ``--out``, so a stage reruns without the ones before it):
+Stages (every output is cached under ``--runs``, so a stage reruns without the ones before it):
 
 - ``train``: simulate and train each (task, budget, seed); saves the estimator (``*.pt``);
 - ``analyse``: the ground truth, the reports and the comparisons; saves one JSON per
@@ -48,7 +48,7 @@ sbibm then imports and runs the five tasks used here with nothing more (``sir`` 
 Run from the repository root, one heavy process at a time::
 
     OMP_NUM_THREADS=1 nice -n 10 /tmp/sbvenv/bin/python benchmarks/sbibm_study.py \
-        [--stage all|train|analyse|table] [--seeds 0 1] [--out /tmp/sbibm_runs] [--quick]
+        [--stage all|train|analyse|table] [--seeds 0 1] [--runs /tmp/sbibm_runs] [--quick]
 
 ``--quick``: two_moons only, 500 and 1,000 simulations, one seed, few epochs, 200 calibration
 pairs, 3 observations, logistic C2ST: a smoke test of every stage in a couple of minutes.
@@ -62,15 +62,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
 import tempfile
 import time
 import warnings
 from pathlib import Path
 
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import _harness
+
+_harness.one_thread()
 
 import numpy as np
 
@@ -323,8 +323,20 @@ def compare(task_name: str, seed: int, budgets: list[int], out: Path, cfg) -> di
     return record
 
 
-def table(out: Path) -> None:
-    """Print the rejection table, the estimators and the comparisons from the JSON files."""
+REJECTIONS = "posterior-16-posterior-checks-on-sbibm-s-tasks"
+
+
+def _markdown_rows(text: str) -> tuple[list[str], list[list[str]]]:
+    """The header and the rows of a Markdown table."""
+    lines = [line.strip().strip("|").split(" | ") for line in text.splitlines() if line.strip()]
+    return [c.strip() for c in lines[0]], [[c.strip() for c in line] for line in lines[2:]]
+
+
+def table(out: Path, args: argparse.Namespace) -> None:
+    """Print the rejection table, the estimators and the comparisons from the JSON files.
+
+    The rejection table is saved as the results file of the benchmarks page.
+    """
     estimators = [
         json.loads(p.read_text())
         for p in sorted(out.glob("*.json"))
@@ -336,7 +348,8 @@ def table(out: Path) -> None:
     records = study.verdict_records(estimators)
     order = ("any local", *study.LOCAL_CHECKS, *study.GLOBAL_CHECKS, "report", "misspecification")
     rej = study.rejection_table(records, order=order)
-    print(study.markdown_table(rej))
+    columns, rows = _markdown_rows(study.markdown_table(rej))
+    _harness.rerun(args, REJECTIONS, rows, script=__file__, columns=columns)
     print()
     edges = (0.0, 0.55, 0.6, 0.7, 0.8, 1.01)
     checks = (
@@ -429,7 +442,7 @@ def fixture(out: Path, cfg: argparse.Namespace, path: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _harness.parser(__doc__)
     parser.add_argument(
         "--stage",
         default="all",
@@ -439,45 +452,46 @@ def main() -> None:
     parser.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS))
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     parser.add_argument("--max-epochs", type=int, default=300)
-    parser.add_argument("--out", type=Path, default=Path("/tmp/sbibm_runs"))
+    parser.add_argument(
+        "--runs", type=Path, default=Path("/tmp/sbibm_runs"), help="the stages' cache folder"
+    )
     parser.add_argument("--n-cal", type=int, default=1000, help="calibration pairs")
     parser.add_argument("--n-obs", type=int, default=10, help="observations (sbibm has ten)")
     parser.add_argument("--n-draws", type=int, default=1000, help="draws a side for C2ST")
     parser.add_argument("--n-new", type=int, default=10, help="new x (closed-form tasks)")
     parser.add_argument("--classifier", default="mlp", choices=("mlp", "logistic"))
-    parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     if args.quick:
         args.tasks, args.budgets, args.seeds, args.max_epochs = ["two_moons"], [500, 1000], [0], 20
         args.n_cal, args.n_obs, args.n_draws, args.n_new = 200, 3, 300, 0
         args.classifier = "logistic"
-        if args.out == Path("/tmp/sbibm_runs"):
-            args.out = Path("/tmp/sbibm_runs_quick")
+        if args.runs == Path("/tmp/sbibm_runs"):
+            args.runs = Path("/tmp/sbibm_runs_quick")
     args.n_c2st = args.n_draws
     import torch
 
     torch.set_num_threads(1)
-    args.out.mkdir(parents=True, exist_ok=True)
+    args.runs.mkdir(parents=True, exist_ok=True)
     if args.stage in ("all", "train"):
         for seed in args.seeds:
             for task in args.tasks:
                 for budget in args.budgets:
-                    train(task, budget, seed, args.out, args.max_epochs)
+                    train(task, budget, seed, args.runs, args.max_epochs)
     if args.stage in ("all", "analyse"):
         for seed in args.seeds:
             for task in args.tasks:
                 for budget in args.budgets:
-                    analyse(task, budget, seed, args.out, args)
-                compare(task, seed, args.budgets, args.out, args)
+                    analyse(task, budget, seed, args.runs, args)
+                compare(task, seed, args.budgets, args.runs, args)
     if args.stage in ("all", "truncated"):
         for seed in args.seeds:
             for task in args.tasks:
                 for budget in args.budgets:
-                    truncated(task, budget, seed, args.out, args)
+                    truncated(task, budget, seed, args.runs, args)
     if args.stage in ("all", "table"):
-        table(args.out)
+        table(args.runs, args)
     if args.stage == "fixture":
-        fixture(args.out, args, ROOT / "tests" / "data" / "sbibm_two_moons.npz")
+        fixture(args.runs, args, ROOT / "tests" / "data" / "sbibm_two_moons.npz")
 
 
 if __name__ == "__main__":

@@ -104,3 +104,76 @@ def test_load_results_rejects_a_bad_file(tmp_path: Path) -> None:
     (tmp_path / "other.json").write_text(json.dumps(_record()), encoding="utf-8")
     with pytest.raises(ValueError, match=r"other\.json: 'slug'"):
         render.load_results(tmp_path)
+
+
+harness = _load("_harness")
+
+#: Scripts that are not benchmarks of the page's kind: the harness and the page's generator, the
+#: fuzz catalogue (a table of the test suite's cases), and the size audit (its own results writer
+#: and documentation page, through the same schema).
+NOT_ON_THE_HARNESS = {"_harness", "render", "fuzz_catalogue", "size_audit"}
+
+
+@pytest.mark.parametrize(
+    "script",
+    sorted(p for p in (ROOT / "benchmarks").glob("*.py") if p.stem not in NOT_ON_THE_HARNESS),
+    ids=lambda p: p.stem,
+)
+def test_every_benchmark_script_runs_on_the_harness(script: Path) -> None:
+    text = script.read_text(encoding="utf-8")
+    assert "_harness.parser(" in text, "build the command line with _harness.parser"
+    assert "_harness.save(" in text or "_harness.rerun(" in text, "write results with the harness"
+    assert "argparse.ArgumentParser(" not in text
+
+
+def test_rerun_keeps_the_stored_text_and_records_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stored = tmp_path / "results"
+    stored.mkdir()
+    old = _record(transcribed=True, notes="Read it so.", load=None)
+    (stored / "c2st-x.json").write_text(json.dumps(old), encoding="utf-8")
+    monkeypatch.setattr(harness, "RESULTS", stored)
+    args = harness.parser("x").parse_args(["--quick", "--out", str(tmp_path / "out")])
+    path = harness.rerun(args, "c2st-x", [[5, 0.5]], script=ROOT / "benchmarks" / "x.py")
+    new = json.loads(path.read_text(encoding="utf-8"))
+    assert path.parent == tmp_path / "out"
+    assert render.validate(new) == []
+    assert (new["title"], new["meaning"], new["notes"]) == (
+        old["title"],
+        old["meaning"],
+        old["notes"],
+    )
+    assert new["rows"] == [[5, 0.5]]
+    assert new["columns"] == old["columns"]
+    assert new["transcribed"] is False
+    assert new["script"] == "benchmarks/x.py"
+    with pytest.raises(ValueError, match="no stored results file"):
+        harness.rerun(args, "c2st-missing", [], script="x.py")
+
+
+def test_quick_runs_stay_out_of_the_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(harness, "SCRATCH", tmp_path / "scratch")
+    args = harness.parser("x").parse_args(["--quick"])
+    record = harness.record(
+        "c2st-y",
+        title="T",
+        part="c2st",
+        script=ROOT / "benchmarks" / "x.py",
+        columns=["a"],
+        rows=[[1]],
+        meaning="M",
+    )
+    assert harness.save(args, record) == tmp_path / "scratch" / "c2st-y.json"
+    assert harness.save(harness.parser("x").parse_args(["--no-save"]), record) is None
+
+
+def test_the_command_shows_the_settings_that_change_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MODELCOMPARE_NUM_THREADS", raising=False)
+    monkeypatch.setenv("MODELCOMPARE_NATIVE", "0")
+    script = ROOT / "benchmarks" / "c2st_exactness.py"
+    assert harness.command(script, ["--n", "10 000"]) == (
+        "MODELCOMPARE_NATIVE=0 python benchmarks/c2st_exactness.py --n '10 000'"
+    )
