@@ -6,6 +6,8 @@ user with the options and positionals they typed; a mistyped subcommand gets the
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import re
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from click.testing import CliRunner
 
 from modelcompare._foundation.pvalues import CORRECTIONS
 from modelcompare.cli import _exit, app
+from modelcompare.cli import _options as options
 from modelcompare.cli._options import (
     CORRECTION_CHOICES,
     LIBRARY_NAMES,
@@ -109,6 +112,40 @@ def test_each_exit_code_is_defined_in_one_module() -> None:
             if re.search(rf"^{name}\s*=", path.read_text(encoding="utf-8"), re.MULTILINE)
         ]
         assert defined == ["_exit.py"], (name, defined)
+
+
+# ---------------------------------------------------------------------------------------------
+# the shared options, one object
+
+
+def test_common_options_reach_the_command_as_one_object() -> None:
+    seen = {}
+
+    @click.command()
+    @click.option("--n", type=int, default=1)
+    @options.seed(help="Base seed.")  # declared apart, as `sweep` does, and still gathered
+    @options.common_options(columns=True, seed=False, decision=False)
+    def command(n: int, opts: options.CommonOptions) -> None:
+        seen.update(n=n, opts=opts)
+
+    result = CliRunner().invoke(command, ["--columns", "a,b", "--seed", "3", "-q", "--n", "2"])
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in command.params] == ["n", "seed", "columns", "as_json", "quiet"]
+    assert seen == {"n": 2, "opts": options.CommonOptions(columns="a,b", seed=3, quiet=True)}
+    assert seen["opts"].column_names == ["a", "b"]
+    assert seen["opts"].level == 0.05
+
+
+def test_every_command_takes_the_shared_options_as_one_object() -> None:
+    shared = {f.name for f in dataclasses.fields(options.CommonOptions)}
+    ctx = click.Context(app)
+    for name in app.list_commands(ctx):
+        command = app.get_command(ctx, name)
+        if not shared & {p.name for p in command.params}:
+            continue  # example-data takes none of them
+        parameters = set(inspect.signature(inspect.unwrap(command.callback)).parameters)
+        assert "opts" in parameters, name
+        assert not shared & parameters, (name, shared & parameters)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -46,8 +46,7 @@ def _progress_bar(quiet: bool) -> _LazyBar | None:
 )
 @click.option("--max-epochs", type=click.IntRange(min=1), default=10000, show_default=True)
 @options.device()
-@options.columns()
-@options.test_options
+@options.common_options(columns=True)
 @handle_errors
 def c2st_command(
     reference: str,
@@ -58,12 +57,7 @@ def c2st_command(
     hidden: str | None,
     max_epochs: int,
     device: str,
-    columns: str | None,
-    seed: int | None,
-    as_json: bool,
-    alpha: float | None,
-    fail_on_reject: bool,
-    quiet: bool,
+    opts: options.CommonOptions,
 ) -> None:
     """Classifier two-sample test of REFERENCE against SAMPLES (sbibm's C2ST).
 
@@ -96,20 +90,19 @@ def c2st_command(
     from modelcompare import c2st
 
     started = time.perf_counter()
-    cols = columns.split(",") if columns else None
-    x = read_matrix(reference, columns=cols)
-    y = read_matrix(samples, columns=cols)
+    x = read_matrix(reference, columns=opts.column_names)
+    y = read_matrix(samples, columns=opts.column_names)
     try:
         hidden_widths = None if hidden is None else tuple(int(h) for h in hidden.split(","))
     except ValueError:
         raise click.BadParameter(f"expected comma-separated ints; got {hidden!r}") from None
-    bar = _progress_bar(quiet) if classifier == "mlp" else None
+    bar = _progress_bar(opts.quiet) if classifier == "mlp" else None
     try:
         result = c2st(
             x,
             y,
             n_folds=n_folds,
-            seed=seed,
+            seed=opts.seed,
             classifier=classifier,
             noise_scale=noise_scale,
             hidden=hidden_widths,
@@ -128,11 +121,12 @@ def c2st_command(
         ("auc", result.auc),
         ("pvalue", result.pvalue),
         ("n per class", result.n_per_class),
-        ("reading", result.summary(alpha)),
+        ("reading", result.summary(opts.alpha)),
     ]
     if any(result.epochs):  # a classifier trained in epochs (the MLP); logistic has none
         rows.insert(-1, ("epochs per fold", ", ".join(str(e) for e in result.epochs)))
     emit(
+        opts,
         test="c2st",
         result=result,
         params={
@@ -144,10 +138,6 @@ def c2st_command(
             "device": device,
         },
         seed=result.seed_used,
-        as_json=as_json,
-        alpha=alpha,
-        fail_on_reject=fail_on_reject,
-        quiet=quiet,
-        rows=rows,
         started=started,
+        rows=rows,
     )

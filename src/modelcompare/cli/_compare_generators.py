@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -12,8 +10,7 @@ import click
 
 from modelcompare._foundation.io import read_matrix
 from modelcompare.cli import _options as options
-from modelcompare.cli._common import handle_errors, jsonable
-from modelcompare.cli._exit import EXIT_REJECT
+from modelcompare.cli._common import emit_report, handle_errors
 
 
 def _source(value: str) -> Any:
@@ -47,7 +44,7 @@ def _source(value: str) -> Any:
     type=click.Path(dir_okay=False),
     help="Write the self-contained HTML page here (needs the html extra).",
 )
-@options.test_options
+@options.common_options()
 @handle_errors
 def compare_generators_command(
     first: str,
@@ -56,11 +53,7 @@ def compare_generators_command(
     names: str,
     n_locations: int,
     html_file: str | None,
-    seed: int | None,
-    as_json: bool,
-    alpha: float | None,
-    fail_on_reject: bool,
-    quiet: bool,
+    opts: options.CommonOptions,
 ) -> None:
     """Is generative model FIRST or SECOND closer to the REFERENCE data, and where?
 
@@ -92,26 +85,21 @@ def compare_generators_command(
         _source(reference),
         names=pair,
         n_locations=n_locations,
-        seed=seed,
+        seed=opts.seed,
     )
-    level = 0.05 if alpha is None else alpha
-    if html_file is not None:
-        result.to_html(html_file, alpha=level)
-        if not quiet:
-            click.echo(f"page written to {html_file}", err=True)
-    if not quiet:
-        click.echo(f"seed used: {result.seed_used}", err=True)
-    if as_json:
-        data = result.to_dict(include_arrays=False)
-        data.update(
-            test="compare-generators",
-            alpha=level,
-            reject=result.decision(level),
-            verdict=result.verdict(level),
-            runtime_s=time.perf_counter() - started,
-        )
-        click.echo(json.dumps(jsonable(data), sort_keys=True, allow_nan=False))
-    else:
-        click.echo(result.summary(level))
-    if fail_on_reject and result.decision(level):
-        sys.exit(EXIT_REJECT)
+    level = opts.level
+    emit_report(
+        opts,
+        result,
+        test="compare-generators",
+        started=started,
+        noun="page",
+        html_file=html_file,
+        fields=lambda: {
+            "alpha": level,
+            "reject": result.decision(level),
+            "verdict": result.verdict(level),
+        },
+        show=lambda: click.echo(result.summary(level)),
+        reject=lambda: result.decision(level),
+    )

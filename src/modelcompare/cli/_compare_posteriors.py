@@ -67,7 +67,7 @@ def _load(path: str, name: str) -> np.ndarray:
 @options.alternative()
 @options.method(choices=("t", "bootstrap"), default="t")
 @options.n_resamples(default=1999)
-@options.test_options
+@options.common_options()
 @handle_errors
 def compare_posteriors_command(
     first: str,
@@ -77,11 +77,7 @@ def compare_posteriors_command(
     alternative: str,
     method: str,
     n_resamples: int,
-    seed: int | None,
-    as_json: bool,
-    alpha: float | None,
-    fail_on_reject: bool,
-    quiet: bool,
+    opts: options.CommonOptions,
 ) -> None:
     """Is posterior estimator FIRST closer to the true posterior than SECOND?
 
@@ -157,7 +153,7 @@ def compare_posteriors_command(
         method=method,
         n_resamples=n_resamples,
         n_posterior_samples=n_draws,
-        seed=seed,
+        seed=opts.seed,
     )
     ci = result.confidence_interval()
     rows = [
@@ -170,6 +166,7 @@ def compare_posteriors_command(
         ("closer", "first" if result.statistic > 0 else "second"),
     ]
     emit(
+        opts,
         test="compare-posteriors",
         result=result,
         params={
@@ -179,10 +176,6 @@ def compare_posteriors_command(
             "n_resamples": n_resamples,
         },
         seed=result.seed_used,
-        as_json=as_json,
-        alpha=alpha,
-        fail_on_reject=fail_on_reject,
-        quiet=quiet,
-        rows=rows,
         started=started,
+        rows=rows,
     )

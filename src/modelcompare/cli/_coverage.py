@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import Any
 
@@ -11,7 +10,6 @@ import click
 from modelcompare._foundation.io import DataError, read_matrix
 from modelcompare.cli import _options as options
 from modelcompare.cli._common import emit, handle_errors
-from modelcompare.cli._exit import EXIT_REJECT
 from modelcompare.posterior import REGRESSORS
 
 __all__ = ["coverage_command"]
@@ -41,9 +39,9 @@ CHECKS = {
     "can reach a Holm-adjusted p <= 0.05 across the checks, in two stages."
 )
 @options.n_levels()
-@click.option("--statistic", type=click.Choice(["mse", "max"]), default="mse", show_default=True)
+@options.choice("--statistic", ["mse", "max"])
 @options.eval_correction()
-@options.test_options
+@options.common_options()
 @handle_errors
 def coverage_command(
     pit_values: str,
@@ -54,11 +52,7 @@ def coverage_command(
     n_levels: int,
     statistic: str,
     eval_correction: str,
-    seed: int | None,
-    as_json: bool,
-    alpha: float | None,
-    fail_on_reject: bool,
-    quiet: bool,
+    opts: options.CommonOptions,
 ) -> None:
     """Coverage diagnostics of a posterior from PIT values (Linhart et al. 2022; Zhao et al. 2021).
 
@@ -114,7 +108,7 @@ def coverage_command(
         levels=n_levels,
         statistic=statistic,
         eval_correction=options.library_correction(eval_correction),
-        seed=seed,
+        seed=opts.seed,
     )
     results = {CHECKS[name]: res for name, res in report.results.items()}
     adjusted = {CHECKS[name]: p for name, p in report.pvalues_adjusted.items()}
@@ -133,23 +127,24 @@ def coverage_command(
             (f"{name} pvalue (Holm across checks)", adjusted[name]),
         ]
     decisions: dict[str, bool] = {}
-    if alpha is not None:
-        failed = {CHECKS[name] for name in report.failures(alpha)}
+    if opts.alpha is not None:
+        failed = {CHECKS[name] for name in report.failures(opts.alpha)}
         decisions = {name: name in failed for name in results}
-        payload["alpha"] = alpha
+        payload["alpha"] = opts.alpha
         payload["decisions"] = decisions
         rows += [
-            (f"{name} decision", f"{'reject' if rej else 'do not reject'} H0 at {alpha}")
+            (f"{name} decision", f"{'reject' if rej else 'do not reject'} H0 at {opts.alpha}")
             for name, rej in decisions.items()
         ]
     local = results["local_coverage"]
-    if x_eval is None and not quiet:
+    if x_eval is None and not opts.quiet:
         click.echo(
             "evaluation points: the row of X nearest its centre and rows on both sides of it "
             "along up to three principal directions (--x-eval FILE to choose them).",
             err=True,
         )
     emit(
+        opts,
         test="coverage",
         result=payload,
         params={
@@ -162,14 +157,11 @@ def coverage_command(
             "x_eval": x_eval,
         },
         seed=report.seed_used,
-        as_json=as_json,
-        quiet=quiet,
-        rows=rows,
         started=started,
+        rows=rows,
         table=_local_table(local, p.shape[1]),
+        reject=any(decisions.values()),
     )
-    if fail_on_reject and any(decisions.values()):
-        sys.exit(EXIT_REJECT)
 
 
 def _with_seed(data: dict[str, Any], seed: int | None) -> dict[str, Any]:

@@ -16,7 +16,6 @@ import numpy as np
 from modelcompare._foundation.io import DataError, read_matrix, read_table
 from modelcompare.cli import _options as options
 from modelcompare.cli._common import emit, handle_errors
-from modelcompare.cli._exit import EXIT_REJECT
 
 
 def _read_scores(path: str, layout: str) -> Any:
@@ -70,30 +69,20 @@ TESTS = ("pairwise", "5x2cv", "5x2cv-f", "mcnemar", "hierarchical", "report")
 
 @click.command("cv")
 @click.argument("scores")
-@click.option(
+@options.choice(
     "--test",
-    "which",
-    type=click.Choice(TESTS),
-    default="pairwise",
-    show_default=True,
+    TESTS,
+    dest="which",
     help="pairwise: every pair, corrected + Bayesian t-tests (needs --n-train/--n-test); "
     "5x2cv / 5x2cv-f: Dietterich's t-test / Alpaydın's F-test on a 2-model table of 10 scores "
     "in (replication, fold) order; mcnemar: columns y_true, y_pred_a, y_pred_b (or a 2 × 2 "
     "table); hierarchical: two models' per-split scores on several data sets (columns dataset, "
     "model, split...); report: Friedman, post-hoc, Bayesian view and summary across data sets.",
 )
-@click.option(
-    "--n-train",
-    type=options.FiniteFloat(min=0, min_open=True),
-    default=None,
-    help="Training-set size of one split (--test pairwise, or report --across splits).",
+@options.n_train(
+    help="Training-set size of one split (--test pairwise, or report --across splits)."
 )
-@click.option(
-    "--n-test",
-    type=options.FiniteFloat(min=0, min_open=True),
-    default=None,
-    help="Test-set size of one split (--test pairwise, or report --across splits).",
-)
+@options.n_test(help="Test-set size of one split (--test pairwise, or report --across splits).")
 @click.option(
     "--n-folds",
     type=click.IntRange(min=2),
@@ -106,25 +95,17 @@ TESTS = ("pairwise", "5x2cv", "5x2cv-f", "mcnemar", "hierarchical", "report")
     is_flag=True,
     help="McNemar: the chi-square statistic without Edwards' correction.",
 )
-@click.option(
-    "--posthoc",
-    type=click.Choice(["nemenyi", "wilcoxon"]),
-    default="nemenyi",
-    show_default=True,
-    help="report: the post-hoc test after Friedman's.",
+@options.choice(
+    "--posthoc", ["nemenyi", "wilcoxon"], help="report: the post-hoc test after Friedman's."
 )
-@click.option(
+@options.choice(
     "--bayesian",
-    type=click.Choice(["signed-rank", "hierarchical", "none"]),
-    default="signed-rank",
-    show_default=True,
+    ["signed-rank", "hierarchical", "none"],
     help="report: the Bayesian view per pair (hierarchical needs per-split scores).",
 )
-@click.option(
+@options.choice(
     "--across",
-    type=click.Choice(["datasets", "splits"]),
-    default="datasets",
-    show_default=True,
+    ["datasets", "splits"],
     help="report: data sets × models means (or a dataset, model, split... table), or one data "
     "set's models × splits table.",
 )
@@ -134,21 +115,12 @@ TESTS = ("pairwise", "5x2cv", "5x2cv-f", "mcnemar", "hierarchical", "report")
     default="bonferroni", help="Multiplicity correction over all pairs (column p_adjusted)."
 )
 @click.option("--loss", is_flag=True, help="Scores are losses (smaller is better).")
-@click.option(
-    "--order",
-    type=click.Choice(["rank", "given"]),
-    default="rank",
-    show_default=True,
-    help="Pairs best-first by mean score, or in file order.",
+@options.choice(
+    "--order", ["rank", "given"], help="Pairs best-first by mean score, or in file order."
 )
-@click.option(
-    "--layout",
-    type=click.Choice(["models-by-splits", "splits-by-models"]),
-    default="models-by-splits",
-    show_default=True,
-)
+@options.choice("--layout", ["models-by-splits", "splits-by-models"])
 @options.nan_policy()
-@options.test_options
+@options.common_options()
 @handle_errors
 def cv_command(
     scores: str,
@@ -168,11 +140,7 @@ def cv_command(
     order: str,
     layout: str,
     nan_policy: str,
-    seed: int | None,
-    as_json: bool,
-    alpha: float | None,
-    fail_on_reject: bool,
-    quiet: bool,
+    opts: options.CommonOptions,
 ) -> None:
     """Compare cross-validated models in SCORES: every pair (default), Dietterich's tests, the
     hierarchical Bayesian test across data sets, or a one-call report.
@@ -226,17 +194,15 @@ def cv_command(
         "layout": layout,
         "nan_policy": nan_policy,
     }
-    common = {"as_json": as_json, "quiet": quiet, "started": started}
     if which != "pairwise":
         _other_test(
             which,
             scores,
             layout,
             params,
-            alpha,
-            fail_on_reject,
-            seed,
+            opts,
             loss,
+            started=started,
             exact=exact,
             continuity=not no_continuity_correction,
             n_folds=n_folds,
@@ -246,7 +212,6 @@ def cv_command(
             rope=rope,
             n_train=n_train,
             n_test=n_test,
-            **common,
         )
         return
     from modelcompare.cv import compare_models
@@ -282,16 +247,13 @@ def cv_command(
         ("pvalue (smallest p_adjusted)", result.pvalue),
     ]
     emit(
+        opts,
         test="cv",
         result=result,
         params={k: v for k, v in params.items() if k != "test"},
         seed=None,
-        as_json=as_json,
-        alpha=alpha,
-        fail_on_reject=fail_on_reject,
-        quiet=quiet,
-        rows=rows,
         started=started,
+        rows=rows,
         table=_format_table(result.table),
     )
 
@@ -341,18 +303,16 @@ def _other_test(
     path: str,
     layout: str,
     params: dict[str, Any],
-    alpha: float | None,
-    fail_on_reject: bool,
-    seed: int | None,
+    opts: options.CommonOptions,
     loss: bool,
+    *,
+    started: float,
     **kw: Any,
 ) -> None:
     import modelcompare as mc
 
-    as_json, quiet, started = kw.pop("as_json"), kw.pop("quiet"), kw.pop("started")
-    out = {"as_json": as_json, "quiet": quiet, "started": started, "alpha": alpha}
-    out["fail_on_reject"] = fail_on_reject
     sign = -1.0 if loss else 1.0
+    seed = rows = text = reject = None
     if which in ("5x2cv", "5x2cv-f"):
         a, b, names = _two_rows(_read_scores(path, layout), path, f"--test {which}")
         if which == "5x2cv":
@@ -361,46 +321,70 @@ def _other_test(
             result = mc.combined_ftest_5x2cv(sign * a, sign * b)
         rows = [("models", f"{names[0]} vs {names[1]}"), ("statistic", result.statistic)]
         rows += [("pvalue", result.pvalue), ("mean_difference", sign * result.mean_difference)]
-        emit(test=f"cv {which}", result=result, params=params, seed=None, rows=rows, **out)
-        return
-    if which == "mcnemar":
+    elif which == "mcnemar":
         result = mc.mcnemar_test(
             **_read_mcnemar(path), exact=kw["exact"], continuity_correction=kw["continuity"]
         )
         params.update(exact=kw["exact"], continuity_correction=kw["continuity"])
         rows = [("n01 (a right, b wrong)", result.n01), ("n10 (a wrong, b right)", result.n10)]
         rows += [("statistic", result.statistic), ("pvalue", result.pvalue)]
-        emit(test="cv mcnemar", result=result, params=params, seed=None, rows=rows, **out)
-        return
-    if (alpha is not None or fail_on_reject) and which == "hierarchical":
+    elif which == "hierarchical":
+        result, seed, rows = _hierarchical(path, params, opts, sign, kw["rope"], kw["n_folds"])
+    else:
+        result, seed, text, reject = _report(path, layout, params, opts, loss, kw)
+    emit(
+        opts,
+        test=f"cv {which}",
+        result=result,
+        params=params,
+        seed=seed,
+        started=started,
+        rows=rows,
+        text=text,
+        reject=reject,
+    )
+
+
+def _hierarchical(
+    path: str,
+    params: dict[str, Any],
+    opts: options.CommonOptions,
+    sign: float,
+    rope: float,
+    n_folds: int | None,
+) -> tuple[dict[str, Any], int | None, list[tuple[str, Any]]]:
+    """The hierarchical Bayesian test: its result's fields, seed and rows."""
+    import modelcompare as mc
+
+    if opts.alpha is not None or opts.fail_on_reject:
         msg = "--alpha and --fail-on-reject do not apply to a Bayesian test (no p-value)."
         raise click.UsageError(msg)
-    if which == "hierarchical":
-        cube, models = _read_long(path)
-        if len(models) != 2:
-            msg = f"{path}: --test hierarchical compares 2 models; got {models}."
-            raise DataError(msg)
-        a = np.stack([sign * g.iloc[0].to_numpy() for g in cube.values()])
-        b = np.stack([sign * g.iloc[1].to_numpy() for g in cube.values()])
-        result = mc.bayesian_hierarchical_ttest(
-            a, b, rope=kw["rope"] or 0.0, n_folds=kw["n_folds"], seed=seed
-        )
-        params.update(n_folds=kw["n_folds"])
-        data = result.to_dict(include_arrays=False)
-        rows = [("models", f"{models[0]} vs {models[1]}"), ("data sets", result.n_datasets)]
-        rows += [(k, data[k]) for k in ("prob_a_better", "prob_rope", "prob_a_worse")]
-        rows += [("decision (0.95)", result.decision()), ("converged", result.converged)]
-        out["alpha"] = None
-        emit(
-            test="cv hierarchical",
-            result=data,
-            params=params,
-            seed=result.seed_used,
-            rows=rows,
-            **out,
-        )
-        return
-    # the report
+    cube, models = _read_long(path)
+    if len(models) != 2:
+        msg = f"{path}: --test hierarchical compares 2 models; got {models}."
+        raise DataError(msg)
+    a = np.stack([sign * g.iloc[0].to_numpy() for g in cube.values()])
+    b = np.stack([sign * g.iloc[1].to_numpy() for g in cube.values()])
+    result = mc.bayesian_hierarchical_ttest(a, b, rope=rope or 0.0, n_folds=n_folds, seed=opts.seed)
+    params.update(n_folds=n_folds)
+    data = result.to_dict(include_arrays=False)
+    rows = [("models", f"{models[0]} vs {models[1]}"), ("data sets", result.n_datasets)]
+    rows += [(k, data[k]) for k in ("prob_a_better", "prob_rope", "prob_a_worse")]
+    rows += [("decision (0.95)", result.decision()), ("converged", result.converged)]
+    return data, result.seed_used, rows
+
+
+def _report(
+    path: str,
+    layout: str,
+    params: dict[str, Any],
+    opts: options.CommonOptions,
+    loss: bool,
+    kw: dict[str, Any],
+) -> tuple[dict[str, Any], int | None, Any, bool | None]:
+    """The one-call report: its fields, seed, text and decision at --alpha (None without)."""
+    import modelcompare as mc
+
     across = kw["across"]
     bayesian = None if kw["bayesian"] == "none" else kw["bayesian"]
     if across == "splits":
@@ -414,7 +398,7 @@ def _other_test(
     report = mc.compare_models_report(
         results,
         across=across,
-        alpha=0.05 if alpha is None else alpha,
+        alpha=opts.level,
         rope=kw["rope"] or 0.0,
         posthoc=kw["posthoc"],
         bayesian=bayesian,
@@ -422,21 +406,13 @@ def _other_test(
         n_train=kw["n_train"],
         n_test=kw["n_test"],
         greater_is_better=not loss,
-        seed=seed,
+        seed=opts.seed,
     )
     params.update(posthoc=kw["posthoc"], bayesian=kw["bayesian"], across=across)
     data = report.to_dict(include_arrays=False)
     for key in ("omnibus", "posthoc", "pairwise"):
         data.pop(key, None)
-    reject = None if alpha is None else report.decision(alpha)
-    if as_json:
-        if alpha is not None:
-            data["reject"] = reject
-        out.update(alpha=None, fail_on_reject=False)
-        emit(test="cv report", result=data, params=params, seed=report.seed_used, **out)
-    else:
-        if not quiet and report.seed_used is not None:
-            click.echo(f"seed used: {report.seed_used}", err=True)
-        click.echo(report.to_text())
-    if fail_on_reject and reject:
-        raise SystemExit(EXIT_REJECT)
+    reject = None
+    if opts.alpha is not None:
+        data["reject"] = reject = report.decision(opts.alpha)
+    return data, report.seed_used, report.to_text, reject

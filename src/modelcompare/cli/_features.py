@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,13 @@ import numpy as np
 from modelcompare.cli import _options as options
 from modelcompare.cli._common import emit, handle_errors
 
-__all__ = ["feature_options", "feature_summary", "features_command", "resolve_features"]
+__all__ = [
+    "FeatureOptions",
+    "feature_options",
+    "feature_summary",
+    "features_command",
+    "resolve_features",
+]
 
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff", ".gif")
 
@@ -120,8 +127,39 @@ def feature_summary(sets: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class FeatureOptions:
+    """How a command turns image inputs into features (see :func:`feature_options`)."""
+
+    extractor: str | None
+    weights: str | None
+    batch_size: int
+    device: str
+    cache_dir: str | None
+
+    def resolve(self, paths: dict[str, str], opts: options.CommonOptions) -> dict[str, Any]:
+        """The FeatureSet behind each named path, in order (``--columns`` picks table columns)."""
+        return {
+            name: resolve_features(
+                path,
+                self.extractor,
+                weights=self.weights,
+                batch_size=self.batch_size,
+                device=self.device,
+                cache_dir=self.cache_dir,
+                columns=opts.column_names,
+                progress=not opts.quiet,
+            )
+            for name, path in paths.items()
+        }
+
+
 def feature_options(func: Any) -> Any:
-    """``--features``, ``--weights``, ``--batch-size``, ``--device`` and ``--cache-dir``."""
+    """``--features``, ``--weights``, ``--batch-size``, ``--device`` and ``--cache-dir``.
+
+    The command gets them as one argument ``features``, a :class:`FeatureOptions`.
+    """
+    func = options.pass_as("features", FeatureOptions)(func)
     for option in reversed(
         [
             click.option(
@@ -180,8 +218,7 @@ def feature_options(func: Any) -> Any:
     help="Folder of cached features (keyed by the images' content, the extractor, its weights, "
     "the preprocessing and the library version).",
 )
-@options.as_json()
-@options.quiet()
+@options.common_options(seed=False, decision=False)
 @handle_errors
 def features_command(
     images: str,
@@ -191,8 +228,7 @@ def features_command(
     batch_size: int,
     device: str,
     cache_dir: str | None,
-    as_json: bool,
-    quiet: bool,
+    opts: options.CommonOptions,
 ) -> None:
     """Turn IMAGES into a feature file for `modelcompare metrics` and `modelcompare relative`.
 
@@ -214,7 +250,7 @@ def features_command(
         batch_size=batch_size,
         device=device,
         cache_dir=cache_dir,
-        progress=not quiet,
+        progress=not opts.quiet,
     )
     written = fs.save(out)
     summary = {
@@ -225,12 +261,11 @@ def features_command(
         "out": str(written),
     }
     emit(
+        opts,
         test="features",
         result=summary,
         params={"batch_size": batch_size, "device": device},
         seed=None,
-        as_json=as_json,
-        quiet=quiet,
-        rows=list(summary.items()),
         started=started,
+        rows=list(summary.items()),
     )

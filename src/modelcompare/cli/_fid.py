@@ -32,17 +32,13 @@ def _is_stats_archive(spec: str) -> bool:
 @click.argument("samples")
 @click.argument("ref_samples")
 @options.method(choices=METHODS, default="eigh")
-@options.columns()
-@options.as_json()
-@options.quiet()
+@options.common_options(columns=True, seed=False, decision=False)
 @handle_errors
 def fid_command(
     samples: str,
     ref_samples: str,
     method: str,
-    columns: str | None,
-    as_json: bool,
-    quiet: bool,
+    opts: options.CommonOptions,
 ) -> None:
     """Fréchet (Inception) distance of SAMPLES' features to REF_SAMPLES'.
 
@@ -62,20 +58,11 @@ def fid_command(
     from modelcompare import relative
 
     started = time.perf_counter()
-    cols = columns.split(",") if columns else None
-    x = read_matrix(samples, columns=cols)
+    x = read_matrix(samples, columns=opts.column_names)
     z = (
         relative.load_fid_stats(ref_samples)
         if _is_stats_archive(ref_samples)
-        else read_matrix(ref_samples, columns=cols)
+        else read_matrix(ref_samples, columns=opts.column_names)
     )
     result = relative.fid(x, z, method=method)
-    emit(
-        test="fid",
-        result=result,
-        params={"method": method},
-        seed=None,
-        as_json=as_json,
-        quiet=quiet,
-        started=started,
-    )
+    emit(opts, test="fid", result=result, params={"method": method}, seed=None, started=started)

@@ -29,7 +29,7 @@ import click
 from modelcompare._foundation.io import DataError, read_matrix
 from modelcompare.cli import _options as options
 from modelcompare.cli._common import emit, handle_errors, say
-from modelcompare.cli._exit import EXIT_REJECT, EXIT_USAGE
+from modelcompare.cli._exit import EXIT_USAGE
 
 _SPEC_KEYS = {
     "c": int,
@@ -171,7 +171,7 @@ def _table_reference(path: str, length: int) -> Any:
     help="Last granularity k, the most bins (default 2s; at most |Ω⁺| + 1, or the pooled rows without a reference).",
 )
 @options.n_resamples(default=999)
-@options.test_options
+@options.common_options()
 @options.renamed_option("--k-max", "--n-bins-max", "n_bins_max")
 @handle_errors
 def granularity_command(
@@ -184,11 +184,7 @@ def granularity_command(
     split: bool,
     n_bins_max: int | None,
     n_resamples: int,
-    seed: int | None,
-    as_json: bool,
-    alpha: float | None,
-    fail_on_reject: bool,
-    quiet: bool,
+    opts: options.CommonOptions,
 ) -> None:
     """Granularity of categorical SAMPLES (rows of L categories, 0-based) against a reference.
 
@@ -207,7 +203,6 @@ def granularity_command(
     """
     from modelcompare.categorical import granularity, limit_message, max_bins
 
-    alpha = 0.05 if alpha is None else alpha
     given = [r for r in (reference_spec, reference_table) if r is not None]
     if len(given) > 1:
         raise click.UsageError("give at most one of --reference and --reference-table.")
@@ -237,13 +232,13 @@ def granularity_command(
         ref,
         x,
         epsilon=epsilon,
-        alpha=alpha,
+        alpha=opts.level,
         mode=mode,
         split=split,
         n_bins_grid=n_bins_grid,
         reference_samples=ref_x,
         n_resamples=n_resamples,
-        seed=seed,
+        seed=opts.seed,
     )
     rows = [
         ("granularity (value)", result.value),
@@ -256,24 +251,22 @@ def granularity_command(
         ("n samples", result.n_samples),
     ]
     emit(
+        opts,
         test="granularity",
         result=result,
         params={
             "reference": reference_spec or reference_table or "samples",
             "reference_samples": reference_samples,
             "epsilon": epsilon,
-            "alpha": alpha,
+            "alpha": opts.level,
             "mode": result.mode,
             "split": split,
             "n_bins_max": n_bins_max,
             "n_resamples": n_resamples,
         },
         seed=result.seed_used,
-        as_json=as_json,
-        quiet=quiet,
-        rows=rows,
         started=started,
+        rows=rows,
         table=result.table(),
+        reject=bool(result.decisions.any()),
     )
-    if fail_on_reject and result.decisions.any():
-        sys.exit(EXIT_REJECT)

@@ -10,7 +10,7 @@ import click
 from modelcompare._foundation.seeds import check_seed
 from modelcompare.cli import _options as options
 from modelcompare.cli._common import emit, handle_errors
-from modelcompare.cli._features import feature_options, feature_summary, resolve_features
+from modelcompare.cli._features import FeatureOptions, feature_options, feature_summary
 
 METRICS = ("fd", "fd-infinity", "kid", "cmmd", "prdc")
 
@@ -58,10 +58,7 @@ def _metric_list(_ctx: click.Context, _param: click.Parameter, value: str) -> li
     help="prdc: k of the k-NN balls.",
 )
 @feature_options
-@options.columns()
-@options.seed()
-@options.as_json()
-@options.quiet()
+@options.common_options(columns=True, decision=False)
 @handle_errors
 def metrics_command(
     generated: str,
@@ -70,15 +67,8 @@ def metrics_command(
     n_resamples: int,
     n_subsets: int,
     nearest_k: int,
-    extractor: str | None,
-    weights: str | None,
-    batch_size: int,
-    device: str,
-    cache_dir: str | None,
-    columns: str | None,
-    seed: int | None,
-    as_json: bool,
-    quiet: bool,
+    features: FeatureOptions,
+    opts: options.CommonOptions,
 ) -> None:
     """Scores of GENERATED against REFERENCE, each with its standard error.
 
@@ -97,23 +87,11 @@ def metrics_command(
     from modelcompare import relative
 
     started = time.perf_counter()
-    cols = columns.split(",") if columns else None
-    kw = {
-        "weights": weights,
-        "batch_size": batch_size,
-        "device": device,
-        "cache_dir": cache_dir,
-        "columns": cols,
-        "progress": not quiet,
-    }
-    sets = {
-        "generated": resolve_features(generated, extractor, **kw),
-        "reference": resolve_features(reference, extractor, **kw),
-    }
+    sets = features.resolve({"generated": generated, "reference": reference}, opts)
     x, z = sets["generated"].features, sets["reference"].features
     out: dict[str, Any] = feature_summary(sets)
     rows: list[tuple[str, Any]] = list(out.items())
-    rng0, seed_used = check_seed(seed)
+    rng0, seed_used = check_seed(opts.seed)
     seeds = iter(rng0.spawn(len(metrics)))
     for name in metrics:
         rng = next(seeds)
@@ -131,13 +109,14 @@ def metrics_command(
             shown = [("cmmd", res.value), ("cmmd std error", res.std_error)]
         else:
             res = relative.prdc(
-                x, z, nearest_k=nearest_k, n_subsets=n_subsets, seed=rng, device=device
+                x, z, nearest_k=nearest_k, n_subsets=n_subsets, seed=rng, device=features.device
             )
             shown = [(m, getattr(res, m)) for m in ("precision", "recall", "density", "coverage")]
             shown += [(f"{m} std error", v) for m, v in res.std_errors.items()]
         out[name] = res.to_dict(include_arrays=False)
         rows += shown
     emit(
+        opts,
         test="metrics",
         result=out,
         params={
@@ -147,8 +126,6 @@ def metrics_command(
             "nearest_k": nearest_k,
         },
         seed=seed_used,
-        as_json=as_json,
-        quiet=quiet,
-        rows=rows,
         started=started,
+        rows=rows,
     )

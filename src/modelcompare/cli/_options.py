@@ -4,7 +4,9 @@ Each factory returns a click decorator for the option of that name, with its typ
 help written here once: a subcommand's options then read like its function's signature
 (``@options.classifier()``, ``@options.n_folds()``, ``@options.seed()``). A factory takes the
 default and help of the subcommand where they differ (the glossary's "Defaults that differ
-between kinds").
+between kinds"). The options most subcommands share (``--seed``, ``--json``, ``--alpha``,
+``--fail-on-reject``, ``--quiet``, ``--columns``) come together from :func:`common_options`, which
+hands them to the command as one :class:`CommonOptions`.
 
 :data:`LIBRARY_NAMES` maps, per subcommand, the library's argument names to the options or
 positionals the user typed, where the two are not spelled alike (``x`` is ``REFERENCE`` in
@@ -16,9 +18,11 @@ that ``"`x`, `y` must have the same number of columns"`` reaches the user as ``"
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
 import click
@@ -29,14 +33,17 @@ __all__ = [
     "CORRECTION_CHOICES",
     "KEEPS_LIBRARY_NAMES",
     "LIBRARY_NAMES",
+    "CommonOptions",
     "FiniteFloat",
     "alpha",
     "alternative",
     "as_json",
     "bandwidth",
+    "choice",
     "classifier",
     "cli_message",
     "columns",
+    "common_options",
     "correction",
     "device",
     "eval_correction",
@@ -54,6 +61,7 @@ __all__ = [
     "n_train",
     "nan_policy",
     "optimizer",
+    "pass_as",
     "quiet",
     "regressor",
     "renamed_option",
@@ -61,7 +69,6 @@ __all__ = [
     "scoring_rule",
     "seed",
     "subsample",
-    "test_options",
     "theta",
     "x_eval",
     "x_obs",
@@ -131,6 +138,20 @@ class FiniteFloat(click.FloatRange):
         return out
 
 
+def choice(
+    name: str, choices: Sequence[str], *, dest: str | None = None, help: str | None = None
+) -> Decorator:
+    """An option ``name`` that takes one of ``choices``, the first by default (shown in --help)."""
+    return click.option(
+        name,
+        *([dest] if dest else []),
+        type=click.Choice(choices),
+        default=choices[0],
+        show_default=True,
+        help=help,
+    )
+
+
 def library_correction(value: str) -> str | None:
     """The library's ``correction=`` value of a ``--correction`` choice (``none`` is ``None``)."""
     return None if value == "none" else value
@@ -167,11 +188,86 @@ def quiet() -> Decorator:
     return click.option("--quiet", "-q", is_flag=True, help="Silence progress and hints on stderr.")
 
 
-def test_options(func: F) -> F:
-    """Add ``--seed``, ``--json``, ``--alpha``, ``--fail-on-reject`` and ``--quiet``."""
-    for option in reversed([seed(), as_json(), alpha(), fail_on_reject(), quiet()]):
-        func = option(func)
-    return func
+def columns() -> Decorator:
+    return click.option(
+        "--columns", type=str, default=None, help="CSV/Parquet columns to use, a,b,c."
+    )
+
+
+#: The shared options by the :class:`CommonOptions` field each one fills, in the order of --help.
+_SHARED = {
+    "columns": columns,
+    "seed": seed,
+    "as_json": as_json,
+    "alpha": alpha,
+    "fail_on_reject": fail_on_reject,
+    "quiet": quiet,
+}
+
+
+@dataclass(frozen=True)
+class CommonOptions:
+    """The options the subcommands share, as one argument ``opts`` (see :func:`common_options`).
+
+    A command without one of them gets its default here (``fid`` takes no ``--seed``).
+    """
+
+    columns: str | None = None
+    seed: int | None = None
+    as_json: bool = False
+    alpha: float | None = None
+    fail_on_reject: bool = False
+    quiet: bool = False
+
+    @property
+    def column_names(self) -> list[str] | None:
+        """``--columns a,b,c`` as ``["a", "b", "c"]``; ``None`` without it."""
+        return self.columns.split(",") if self.columns else None
+
+    @property
+    def level(self) -> float:
+        """The level of a command that always decides: ``--alpha``, else 0.05."""
+        return 0.05 if self.alpha is None else self.alpha
+
+
+def pass_as(name: str, cls: type) -> Decorator:
+    """Pass the command's parameters named like the fields of dataclass ``cls`` as one ``name``.
+
+    The parameters are gathered whichever decorator added them (``sweep`` shows its ``--seed``
+    away from ``--json`` and ``--quiet``, and it still reaches ``opts.seed``).
+    """
+    names = {f.name for f in fields(cls) if f.init}
+
+    def decorator(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            gathered = {key: kwargs.pop(key) for key in names & kwargs.keys()}
+            return func(*args, **kwargs, **{name: cls(**gathered)})
+
+        # functools.wraps copies func's __dict__, where click keeps the options declared below
+        # this decorator; those declared above it join that same list, so --help keeps the
+        # written order.
+        return wrapper  # type: ignore[return-value]
+
+    return decorator
+
+
+def common_options(*, columns: bool = False, seed: bool = True, decision: bool = True) -> Decorator:
+    """Add the shared options and pass them to the command as ``opts``, a :class:`CommonOptions`.
+
+    In this order: ``--columns`` (with ``columns=True``), ``--seed`` (unless ``seed=False``),
+    ``--json``, ``--alpha`` and ``--fail-on-reject`` (unless ``decision=False``), ``--quiet``.
+    """
+    wanted = {"columns": columns, "seed": seed, "alpha": decision, "fail_on_reject": decision}
+    chosen = [factory() for name, factory in _SHARED.items() if wanted.get(name, True)]
+
+    def decorator(func: F) -> F:
+        func = pass_as("opts", CommonOptions)(func)
+        for option in reversed(chosen):
+            func = option(func)
+        return func
+
+    return decorator
 
 
 # ---------------------------------------------------------------------------------------------
@@ -362,22 +458,14 @@ def rope(*, default: float = 0.01) -> Decorator:
     )
 
 
-def n_train() -> Decorator:
+def n_train(*, help: str = "Training-set size of one split.") -> Decorator:
     return click.option(
-        "--n-train",
-        type=FiniteFloat(min=0, min_open=True),
-        required=True,
-        help="Training-set size of one split.",
+        "--n-train", type=FiniteFloat(min=0, min_open=True), default=None, help=help
     )
 
 
-def n_test() -> Decorator:
-    return click.option(
-        "--n-test",
-        type=FiniteFloat(min=0, min_open=True),
-        required=True,
-        help="Test-set size of one split.",
-    )
+def n_test(*, help: str = "Test-set size of one split.") -> Decorator:
+    return click.option("--n-test", type=FiniteFloat(min=0, min_open=True), default=None, help=help)
 
 
 def device() -> Decorator:
@@ -386,12 +474,6 @@ def device() -> Decorator:
         type=click.Choice(["cpu", "cuda", "mps", "gpu", "auto"]),
         default="cpu",
         show_default=True,
-    )
-
-
-def columns() -> Decorator:
-    return click.option(
-        "--columns", type=str, default=None, help="CSV/Parquet columns to use, a,b,c."
     )
 
 

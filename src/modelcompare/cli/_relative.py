@@ -9,7 +9,7 @@ import click
 
 from modelcompare.cli import _options as options
 from modelcompare.cli._common import emit, handle_errors
-from modelcompare.cli._features import feature_options, feature_summary, resolve_features
+from modelcompare.cli._features import FeatureOptions, feature_options, feature_summary
 
 TESTS = ("ume", "mmd", "kid", "fid")
 
@@ -25,12 +25,9 @@ def _only_for(value: Any, option: str, allowed: tuple[str, ...], test: str) -> N
 @click.argument("p_samples")
 @click.argument("q_samples")
 @click.argument("ref_samples")
-@click.option(
+@options.choice(
     "--test",
-    "test",
-    type=click.Choice(TESTS),
-    default="ume",
-    show_default=True,
+    TESTS,
     help="ume: Rel-UME; mmd: Rel-MMD (Gaussian kernel); kid: relative KID (the KID kernel's MMD, "
     "U-statistic variance); fid: t-test of FID(P,R) - FID(Q,R) <= 0 at the sample sizes used "
     "(see --scheme).",
@@ -50,8 +47,7 @@ def _only_for(value: Any, option: str, allowed: tuple[str, ...], test: str) -> N
     "disjoint blocks: the FID at the block size) [default: jackknife].",
 )
 @feature_options
-@options.columns()
-@options.test_options
+@options.common_options(columns=True)
 @options.renamed_option("--locations", "--n-locations", "n_locations")
 @options.renamed_option(
     "--optimize/--no-optimize",
@@ -73,17 +69,8 @@ def relative_command(
     subsample: bool | None,
     n_blocks: int | None,
     scheme: str | None,
-    extractor: str | None,
-    weights: str | None,
-    batch_size: int,
-    device: str,
-    cache_dir: str | None,
-    columns: str | None,
-    seed: int | None,
-    as_json: bool,
-    alpha: float | None,
-    fail_on_reject: bool,
-    quiet: bool,
+    features: FeatureOptions,
+    opts: options.CommonOptions,
 ) -> None:
     """Is Q closer to the data REF than P is? Relative goodness-of-fit test.
 
@@ -120,20 +107,7 @@ def relative_command(
     _only_for(scheme, "--scheme", ("fid",), test)
 
     started = time.perf_counter()
-    cols = columns.split(",") if columns else None
-    kw = {
-        "weights": weights,
-        "batch_size": batch_size,
-        "device": device,
-        "cache_dir": cache_dir,
-        "columns": cols,
-        "progress": not quiet,
-    }
-    sets = {
-        "p": resolve_features(p_samples, extractor, **kw),
-        "q": resolve_features(q_samples, extractor, **kw),
-        "ref": resolve_features(ref_samples, extractor, **kw),
-    }
+    sets = features.resolve({"p": p_samples, "q": q_samples, "ref": ref_samples}, opts)
     summary = feature_summary(sets)
     x, y, z = (fs.features for fs in sets.values())
     params: dict[str, Any]
@@ -147,19 +121,19 @@ def relative_command(
         }
         if subsample:
             params["subsample"] = True
-        result = relative.rel_ume(x, y, z, seed=seed, **params)
+        result = relative.rel_ume(x, y, z, seed=opts.seed, **params)
     elif test == "mmd":
         params = {"bandwidth": bandwidth, "subsample": bool(subsample)}
-        result = relative.rel_mmd(x, y, z, seed=seed, **params)
+        result = relative.rel_mmd(x, y, z, seed=opts.seed, **params)
     elif test == "kid":
         params = {"subsample": bool(subsample)}
-        result = relative.rel_kid(x, y, z, seed=seed, **params)
+        result = relative.rel_kid(x, y, z, seed=opts.seed, **params)
     else:
         params = {
             "n_blocks": 10 if n_blocks is None else n_blocks,
             "scheme": "jackknife" if scheme is None else scheme,
         }
-        result = relative.rel_fid(x, y, z, seed=seed, **params)
+        result = relative.rel_fid(x, y, z, seed=opts.seed, **params)
     rows = None
     if summary["extractor"] != "unknown":
         params["features"] = summary
@@ -167,14 +141,11 @@ def relative_command(
         rows = [(k, v) for k, v in data.items() if not isinstance(v, list | dict)]
         rows += [(k, v) for k, v in summary.items()]
     emit(
+        opts,
         test=f"relative-{test}",
         result=result,
         params=params,
-        seed=getattr(result, "seed_used", seed),
-        as_json=as_json,
-        alpha=alpha,
-        fail_on_reject=fail_on_reject,
-        quiet=quiet,
-        rows=rows,
+        seed=getattr(result, "seed_used", opts.seed),
         started=started,
+        rows=rows,
     )

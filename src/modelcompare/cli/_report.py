@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -12,8 +11,8 @@ import click
 
 from modelcompare._foundation.io import DataError, read_matrix
 from modelcompare.cli import _options as options
-from modelcompare.cli._common import handle_errors, jsonable
-from modelcompare.cli._exit import EXIT_REJECT, EXIT_USAGE
+from modelcompare.cli._common import emit_report, handle_errors
+from modelcompare.cli._exit import EXIT_USAGE
 from modelcompare.posterior import REGRESSORS
 from modelcompare.workflows import check_names
 
@@ -155,7 +154,7 @@ def _load_flow(path: str) -> Any:
     type=click.Path(dir_okay=False),
     help="Write the self-contained HTML report here.",
 )
-@options.test_options
+@options.common_options()
 @options.renamed_option("--draws", "--posterior-samples", "posterior_samples_file")
 @options.renamed_option(
     "--reference-samples", "--posterior-samples-at-reference", "posterior_samples_at_reference_file"
@@ -177,11 +176,7 @@ def report_command(
     n_resamples: int | None,
     regressor: str,
     html_file: str | None,
-    seed: int | None,
-    as_json: bool,
-    alpha: float | None,
-    fail_on_reject: bool,
-    quiet: bool,
+    opts: options.CommonOptions,
 ) -> None:
     """Validate a posterior estimator: every calibration check, one verdict, one HTML page.
 
@@ -233,7 +228,7 @@ def report_command(
             "--x-obs, or --flow-pickle."
         )
     # the report's level: B is planned for it, and the page, summary and JSON read it
-    level = 0.05 if alpha is None else alpha
+    level = opts.level
     x = _read_array(x_file, "x")
     x_eval = _read_array(x_eval, "x_eval")
     x_obs = _read_array(x_obs, "x_obs")
@@ -280,8 +275,8 @@ def report_command(
             n_resamples=n_resamples,
             alpha=level,
             regressor=regressor,
-            seed=seed,
-            progress=not quiet,
+            seed=opts.seed,
+            progress=not opts.quiet,
         )
     else:
         report = report_from_arrays(
@@ -299,27 +294,33 @@ def report_command(
             n_resamples=n_resamples,
             alpha=level,
             regressor=regressor,
-            seed=seed,
+            seed=opts.seed,
         )
-    if html_file is not None:
-        report.to_html(html_file, alpha=level)
-        if not quiet:
-            click.echo(f"report written to {html_file}", err=True)
-    if not quiet:
-        click.echo(f"seed used: {report.seed_used}", err=True)
-    if as_json:
-        data = report.to_dict(include_arrays=False)
-        data.update(
-            test="report", runtime_s=time.perf_counter() - started, failures=report.failures(level)
-        )
-        click.echo(json.dumps(jsonable(data), sort_keys=True, ensure_ascii=False))
-    else:
-        click.echo(_table(report))
-        # the summary lists the report's warnings, written in the library's argument names
-        click.echo(options.cli_message(report.summary(level), click.get_current_context().command))
-    if fail_on_reject and not any(o.result is not None and not o.score for o in report.outcomes):
+    emit_report(
+        opts,
+        report,
+        test="report",
+        started=started,
+        noun="report",
+        html_file=html_file,
+        fields=lambda: {"failures": report.failures(level)},
+        show=lambda: _show(report, level),
+        reject=lambda: _gate(report, level),
+        ensure_ascii=False,
+    )
+
+
+def _show(report: Any, level: float) -> None:
+    """The table of the checks that ran, then the summary."""
+    click.echo(_table(report))
+    # the summary lists the report's warnings, written in the library's argument names
+    click.echo(options.cli_message(report.summary(level), click.get_current_context().command))
+
+
+def _gate(report: Any, level: float) -> bool:
+    """Whether the report fails at ``level``; exit 2 when no check could run at all."""
+    if not any(o.result is not None and not o.score for o in report.outcomes):
         # a gate with nothing tested must not pass: the inputs fed no test (scores decide nothing)
         click.echo("Error: --fail-on-reject: no check could run on these inputs.", err=True)
         sys.exit(EXIT_USAGE)
-    if fail_on_reject and report.failures(level):
-        sys.exit(EXIT_REJECT)
+    return bool(report.failures(level))

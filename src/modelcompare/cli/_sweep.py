@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
 from modelcompare.cli import _options as options
-from modelcompare.cli._common import handle_errors, jsonable
+from modelcompare.cli._common import echo_json, handle_errors
 
 
 def _scheduler(address: str | None) -> Any:
@@ -61,18 +60,15 @@ def _scheduler(address: str | None) -> Any:
     show_default=True,
     help="Rerun tasks that failed in an earlier run, or keep their recorded error.",
 )
-@options.as_json()
-@options.quiet()
+@options.common_options(seed=False, decision=False)
 @handle_errors
 def sweep_command(
     config: str,
     out: str | None,
     scheduler: str | None,
     n_jobs: int | None,
-    seed: int | None,
     retry_failed: bool,
-    as_json: bool,
-    quiet: bool,
+    opts: options.CommonOptions,
 ) -> None:
     """Run the grid of tests in CONFIG (.yaml or .json) over the data files it lists.
 
@@ -126,15 +122,15 @@ def sweep_command(
         table = run_config(
             cfg,
             out=out,
-            seed=seed,
+            seed=opts.seed,
             n_jobs=n_jobs,
-            progress=not quiet,
+            progress=not opts.quiet,
             retry_failed=retry_failed,
             base_dir=Path(config).parent,
         )
     out_path = table.attrs["out"]
     n_failed = int(table["error"].notna().sum())
-    if not quiet:
+    if not opts.quiet:
         click.echo(f"seed used: {table.attrs['seed_used']}", err=True)
         click.echo(
             f"{len(table)} tasks: {table.attrs['n_run']} run, {table.attrs['n_skipped']} already "
@@ -144,7 +140,7 @@ def sweep_command(
         if n_failed:
             first = table.loc[table["error"].notna(), "error"].iloc[0]
             click.echo(f"first error: {first}", err=True)
-    if as_json:
+    if opts.as_json:
         from modelcompare._foundation.results import to_builtin
 
         payload = {
@@ -157,7 +153,7 @@ def sweep_command(
             "rows": to_builtin(table.astype(object).where(table.notna(), None)),
             "version": __version__,
         }
-        click.echo(json.dumps(jsonable(payload), sort_keys=True, allow_nan=False))
+        echo_json(payload)
         return
     shown = [*table.attrs["config_columns"]]
     shown += [c for c in ("statistic", "pvalue", "error") if c in table.columns]
