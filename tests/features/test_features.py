@@ -196,6 +196,27 @@ def test_inception_resize_equals_torch_fidelity(shape: tuple[int, int]) -> None:
     assert torch.equal(ours, theirs)
 
 
+def _stored_resize_reference():
+    """The generator of the stored torch-fidelity values, loaded from its file."""
+    path = Path(__file__).parents[1] / "data" / "make_tf1x_resize_reference.py"
+    spec = importlib.util.spec_from_file_location("tf1x_resize_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, np.load(path.with_name("tf1x_resize_reference.npz"))
+
+
+def test_inception_resize_equals_stored_torch_fidelity_values() -> None:
+    # Runs where torch-fidelity cannot be installed: its outputs on the same images, stored.
+    make, stored = _stored_resize_reference()
+    for i, shape in enumerate(make.SHAPES):
+        ours = resize_like_tensorflow1x(make.images(shape), (299, 299)).numpy().ravel()
+        key = f"{shape[0]}x{shape[1]}"
+        np.testing.assert_allclose(
+            ours[make.positions(i)], stored[f"values_{key}"], rtol=1e-6, atol=1e-4
+        )
+        assert ours.astype(np.float64).mean() == pytest.approx(stored[f"mean_{key}"], rel=1e-9)
+
+
 @pytest.mark.gpu
 def test_extract_on_cuda_equals_cpu(tiny: str) -> None:
     if not torch.cuda.is_available():
