@@ -6,8 +6,8 @@ N = 1,000 calibration pairs, m = 2 parameters, the default evaluation points, α
 too wide, then one whose mean is off by 0.5 in θ₁ only where x₁ > 1). Three settings, side by
 side on the same data:
 
-- ``classifier="logistic"`` (the default): L-C2ST-NF's B + 1 quadratic logistic classifiers in
-  one batched Newton solve;
+- ``classifier="logistic"`` (the default): L-C2ST-NF's B + 1 quadratic logistic classifiers,
+  fitted by Newton's method;
 - ``classifier="mlp"``: L-C2ST-NF's MLPs on the compiled kernel (the default before);
 - the default with ``x_obs`` (two observations) and the opt-in ``expected_coverage`` check.
 
