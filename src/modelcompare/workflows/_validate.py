@@ -217,8 +217,8 @@ def validate_posterior(
         The classifiers of the C2ST and L-C2ST-NF checks (the names are
         ``modelcompare.twosample.CLASSIFIERS``): ``"logistic"`` (default) screens with a
         logistic C2ST and quadratic logistic L-C2ST-NF classifiers, which see shifts, dispersion
-        and correlation of the latent and their linear dependence on x, all B + 1 fitted in one
-        batched Newton solve; ``"mlp"`` runs sbibm's MLP C2ST and the paper's MLP L-C2ST-NF,
+        and correlation of the latent and their linear dependence on x, all B + 1 fitted by
+        Newton's method; ``"mlp"`` runs sbibm's MLP C2ST and the paper's MLP L-C2ST-NF,
         which also see non-linear departures, at about 15 times the cost.
     seed : int, Generator or None
         Seeds every check; each check draws from its own stream, keyed by its name, so that
@@ -275,8 +275,8 @@ def validate_posterior(
     is outside C: a family of its own.
 
     Cost, measured on one core with m = d = 2 and N = 1000 (five default points, eight tests):
-    the default report takes about 4 s, most of it L-C2ST-NF's 799 quadratic classifiers
-    (fitted together); with ``classifier="mlp"`` about 40 s, nearly all of it the 799 null
+    the default report takes about 1 s cold, half of it L-C2ST-NF's 799 quadratic
+    classifiers, and about 5 s at m = d = 10; with ``classifier="mlp"`` about 40 s, nearly all of it the 799 null
     MLPs. L-C2ST-NF's null does not depend on the flow and is recalled for the last eight
     settings in the process, so a second flow against the same calibration set costs under a
     second. Every cost of the local checks and their B grow with the number of evaluation

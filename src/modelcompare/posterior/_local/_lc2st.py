@@ -313,10 +313,11 @@ def lc2st_nf(
         time (float64; the same data and seeds, so the same test up to rounding; about 10× slower);
         ``"quadratic"``: scikit-learn's ``PolynomialFeatures(2)``, ``StandardScaler()``,
         ``LogisticRegression()`` on [z, x] (sees shifts, dispersion, correlation and their
-        linear dependence on x), all B + 1 classifiers minimised together by Newton's method to
-        the optimum that L-BFGS approaches one at a time (up to 90 monomials, m + d ≤ 12;
-        wider inputs are fitted one at a time with scikit-learn); the report's choice
-        (about 2.5 ms a classifier at N = 1,000 and m + d = 4, against 35 ms for ``"mlp"``).
+        linear dependence on x), each of the B + 1 classifiers minimised by Newton's method to
+        the optimum that L-BFGS approaches (up to 230 monomials, m + d ≤ 20; wider inputs are
+        fitted one at a time with scikit-learn); the report's choice (about 2.5 ms a
+        classifier at N = 1,000 and m + d = 4, 10 ms at m + d = 20, against 35 ms for
+        ``"mlp"``).
     eval_correction : {"holm", "bonferroni", "fdr_bh", None}
         The correction of ``pvalues_adjusted`` across the evaluation points (see
         :func:`~modelcompare.adjust_pvalues`). The overall ``pvalue`` is Holm's whatever this is,
@@ -407,7 +408,7 @@ def lc2st_nf(
         if t_null is None:
             t_null = fits.null_statistics
     elif batched_quadratic:
-        # every classifier on the same stream as the one-at-a-time path, fitted together
+        # every classifier on the same stream as the one-at-a-time path, fitted by Newton's method
         if t_null is None:
             base = np.stack([c.standard_normal((2, n, m)) for c in null_rng.spawn(n_resamples)])
             t_null = quadratic_statistics(base[:, 0], base[:, 1], xs, z_eval, xe)

@@ -15,7 +15,7 @@ __all__ = ["CHECK"]
 NAME = "lc2st_nf"
 
 #: L-C2ST-NF's classifier for the report's ``classifier``: the cheap screen fits quadratic
-#: logistic classifiers (shift, dispersion, correlation; all B + 1 in one batched Newton fit),
+#: logistic classifiers (shift, dispersion, correlation; all B + 1 fitted by Newton's method),
 #: ``"mlp"`` the paper's neural network.
 CLASSIFIER_OF_REPORT = {"logistic": "quadratic", "mlp": "mlp"}
 
