@@ -235,8 +235,8 @@ def prdc(
 
     **Memory.** ``prdc`` holds three n × n distance matrices (30 GB at n = 50,000); here only one
     block of ``chunk_size`` × n distances lives at a time, beside the data. At d = 2,048,
-    n = 15,000 took 65 s and 0.9 GB on one core against 129 s and 3.3 GB for ``prdc``
-    (``benchmarks/generative_prdc_scale.py``).
+    n = 15,000 took 65 s and 0.9 GB on one core against 129 s and 3.3 GB for ``prdc``, and
+    n = 50,000 took 12 minutes and 2.5 GB (``benchmarks/generative_prdc_scale.py``).
 
     **Uncertainty.** A bootstrap resample duplicates points, and a duplicate is its own nearest
     neighbour: the k-NN radii shrink towards 0. So the standard errors come from half-size
