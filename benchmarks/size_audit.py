@@ -189,8 +189,15 @@ def _posterior(name: str, kind: str) -> Null:
             return out
         if name in ("sbc", "tarp", "hpd_coverage"):
             model, theta, x = _exact_pairs(kind, n, rng)
-            res = getattr(mc, name)(model.exact_flow(), theta, x, n_posterior_samples=50, seed=seed)
-            return {"ours": res.pvalue}
+            flow = model.exact_flow()
+            res = getattr(mc, name)(flow, theta, x, n_posterior_samples=50, seed=seed)
+            out = {"ours": res.pvalue}
+            if name == "sbc":
+                ranks = mc.sbc_ranks(flow, theta, x, n_posterior_samples=50, seed=seed + 1)
+                out |= _sbi_check_sbc(ranks, 50)
+            if name == "tarp":
+                out |= _sbi_check_tarp(flow.sample(x, 50, seed=seed + 1), theta, seed)
+            return out
         if name == "hpd_coverage_test":
             # log q of S exact draws and of the truth: exchangeable under H0
             log_q = (
@@ -201,8 +208,9 @@ def _posterior(name: str, kind: str) -> Null:
             return {"ours": mc.hpd_coverage_test(log_q[:, 1:], log_q[:, 0], seed=seed).pvalue}
         if name == "misspecification_test":
             draw = SAMPLERS["gaussian" if kind == "exact flow" else "student-t(3)"]
-            res = mc.misspecification_test(draw(rng, 1), draw(rng, 200), n_resamples=199, seed=seed)
-            return {"ours": res.pvalue}
+            x_obs, x_sim = draw(rng, 1), draw(rng, 200)
+            res = mc.misspecification_test(x_obs, x_sim, n_resamples=199, seed=seed)
+            return {"ours": res.pvalue} | _sbi_misspecification_mmd(x_obs, x_sim, seed)
         if name in ("compare_posteriors", "rank_posteriors"):
             # one estimator against itself under the energy rule: E[d] = 0, d is draw noise
             model, theta, x = _exact_pairs(kind, n, rng)
@@ -236,6 +244,37 @@ def _sbi_check_sbc(ranks: np.ndarray, s: int) -> dict[str, float]:
         "sbi 0.27 check_sbc (any)": float(p.min()),
         "sbi 0.27 check_sbc (Bonferroni)": float(min(1.0, p.min() * p.size)),
     }
+
+
+def _sbi_check_tarp(draws: np.ndarray, theta: np.ndarray, seed: int) -> dict[str, float]:
+    """sbi's ``check_tarp`` KS p-value (ECP values against the levels, as two samples), from
+    ``run_tarp``'s own computation (``_run_tarp``: min-max z-scoring, N // 10 bins, references
+    uniform over the box of θ) on the same θ, x and posterior draws."""
+    try:
+        import torch
+        from sbi.diagnostics.tarp import _run_tarp, check_tarp, get_tarp_references
+    except ImportError:
+        return {}
+    torch.manual_seed(seed)
+    thetas = torch.as_tensor(theta, dtype=torch.float32)
+    samples = torch.as_tensor(draws, dtype=torch.float32).transpose(0, 1)  # (S, N, m)
+    ecp, alpha = _run_tarp(samples, thetas, get_tarp_references(thetas), z_score_theta=True)
+    return {"sbi 0.27 check_tarp": float(check_tarp(ecp, alpha)[1])}
+
+
+def _sbi_misspecification_mmd(x_obs: np.ndarray, x: np.ndarray, seed: int) -> dict[str, float]:
+    """sbi's ``calc_misspecification_mmd`` in data space at its defaults (biased MMD, 1000
+    shuffles) on the same observation and simulations."""
+    try:
+        import torch
+        from sbi.diagnostics.misspecification import calc_misspecification_mmd
+    except ImportError:
+        return {}
+    torch.manual_seed(seed)
+    p, _ = calc_misspecification_mmd(
+        torch.as_tensor(x_obs, dtype=torch.float32), torch.as_tensor(x, dtype=torch.float32)
+    )
+    return {"sbi 0.27 calc_misspecification_mmd": float(p)}
 
 
 def _cv(name: str, kind: str) -> Null:
