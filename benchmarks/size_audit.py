@@ -277,6 +277,80 @@ def _sbi_misspecification_mmd(x_obs: np.ndarray, x: np.ndarray, seed: int) -> di
     return {"sbi 0.27 calc_misspecification_mmd": float(p)}
 
 
+# ----------------------------------------------------------------------------------------------
+# power at one matched alternative, ours beside the peer, so that "valid but powerless" shows
+
+POWER_R = 160
+POWER_RAW = ROOT / "benchmarks" / "results" / "raw" / "size_audit_power.json"
+
+
+def _wide_posterior(name: str) -> Null:
+    """The conjugate Gaussian model, n = 300, with its exact posterior made 1.3× too wide."""
+
+    def run(seed: int) -> dict[str, float]:
+        import modelcompare as mc
+
+        rng = np.random.default_rng(seed)
+        model, theta, x = _exact_pairs("exact flow", 300, rng)
+        flow = model.exact_flow(scale_factor=1.3)
+        out = {"ours": getattr(mc, name)(flow, theta, x, n_posterior_samples=50, seed=seed).pvalue}
+        if name == "sbc":
+            ranks = mc.sbc_ranks(flow, theta, x, n_posterior_samples=50, seed=seed + 1)
+            return out | _sbi_check_sbc(ranks, 50)
+        return out | _sbi_check_tarp(flow.sample(x, 50, seed=seed + 1), theta, seed)
+
+    return run
+
+
+def _shifted_observation(seed: int) -> dict[str, float]:
+    """One Gaussian observation shifted by 3 (per coordinate) from 200 Gaussian simulations."""
+    import modelcompare as mc
+
+    rng = np.random.default_rng(seed)
+    x_obs, x_sim = _gauss(rng, 1, shift=3.0), _gauss(rng, 200)
+    res = mc.misspecification_test(x_obs, x_sim, n_resamples=199, seed=seed)
+    return {"ours": res.pvalue} | _sbi_misspecification_mmd(x_obs, x_sim, seed)
+
+
+POWER: dict[str, tuple[str, Null]] = {
+    "sbc": ("posterior 1.3× too wide, n = 300", _wide_posterior("sbc")),
+    "tarp": ("posterior 1.3× too wide, n = 300", _wide_posterior("tarp")),
+    "misspecification_test": ("x_obs shifted by 3 sd per coordinate", _shifted_observation),
+}
+
+
+def run_power(only: list[str] | None = None) -> dict[str, Any]:
+    """Rejection rates at each level under the matched alternative (resumed like the audit)."""
+    raw = json.loads(POWER_RAW.read_text("utf-8")) if POWER_RAW.exists() else {}
+    for name, (alternative, alt) in POWER.items():
+        key = f"{name}|{alternative}"
+        if (only and name not in only) or (key in raw and len(raw[key]["ours"]) >= POWER_R):
+            continue
+        columns: dict[str, list[float]] = {}
+        for seed in range(POWER_R):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for col, p in alt(seed).items():
+                    columns.setdefault(col, []).append(round(float(p), 6))
+        raw[key] = columns
+        print(f"power {key}: {POWER_R} replicates", flush=True)
+        POWER_RAW.write_text(json.dumps(raw), "utf-8")
+    return raw
+
+
+def power_rows(raw: dict[str, Any]) -> list[list[Any]]:
+    """(test, alternative, method, R, rejection rate at each level)."""
+    rows = []
+    for key, cols in sorted(raw.items()):
+        name, alternative = key.split("|", 1)
+        for col in sorted(cols, key=lambda c: (c != "ours", c)):
+            ps = np.asarray(cols[col])
+            rates = [round(float(np.mean(ps <= a)), 4) for a in LEVELS]
+            method = "modelcompare" if col == "ours" else col
+            rows.append([name, alternative, method, ps.size, *rates])
+    return rows
+
+
 def _cv(name: str, kind: str) -> Null:
     """Two models of equal expected score (benchmarks/cv_size_study.py): 10 x 10-fold CV."""
 
@@ -543,7 +617,36 @@ REASONS = {
 }
 
 
-def write_results(raw: dict[str, Any], quick: bool, command: str) -> dict[str, Any]:
+PEERS = {
+    # what each peer column is and how to read it, shown under the table
+    "sbi 0.27 check_sbc": (
+        "sbi 0.27.0's `check_sbc` KS p-values, one per parameter (its "
+        "`check_uniformity_frequentist`: a continuous one-sample KS test of the discrete ranks), "
+        "computed from the same ranks as ours. '(any)' rejects when any parameter's p-value is "
+        "at most α, as its output is usually read; '(Bonferroni)' when the smallest is at most "
+        "α / m. Its C2ST part reports no p-value and is left out."
+    ),
+    "sbi 0.27 check_tarp": (
+        "sbi 0.27.0's `check_tarp` KS p-value, from `run_tarp`'s own computation (min-max "
+        "z-scoring, N // 10 bins, references uniform over the box of θ) on the same θ, x and "
+        "posterior draws. It compares the ECP curve with the level grid as two samples, so its "
+        "p-value is near 1 for any roughly diagonal curve: read it with the power table."
+    ),
+    "sbi 0.27 calc_misspecification_mmd": (
+        "sbi 0.27.0's `calc_misspecification_mmd` in data space at its defaults (biased MMD, "
+        "1000 shuffles), on the same observation and simulations."
+    ),
+    "not audited": (
+        "sbi 0.27.0's `LC2ST` and `LC2ST_NF` (beside `lc2st_nf`) train about a hundred "
+        "classifiers per replicate at their defaults, minutes each replicate on this host, so "
+        "they have no rows yet."
+    ),
+}
+
+
+def write_results(
+    raw: dict[str, Any], quick: bool, command: str, power: dict[str, Any] | None = None
+) -> dict[str, Any]:
     t = table(raw)
     columns = [
         "test",
@@ -586,6 +689,18 @@ def write_results(raw: dict[str, Any], quick: bool, command: str) -> dict[str, A
             "0.05 is about ±1.5 points. Tests without a row state why. "
             + " ".join(f"**{k}:** {v}" for k, v in REASONS.items())
         ),
+        "peers": PEERS,
+        "power": {
+            "meaning": (
+                "The share of R replicates in which each test rejects at α under one matched "
+                "alternative, ours beside the peer on the same data. A peer that holds its level "
+                "above but rejects rarely here is valid but powerless. Compare rates only between "
+                "methods that hold their level in the table above: one that is over its level "
+                "there buys part of its power here with false alarms."
+            ),
+            "columns": ["test", "alternative", "method", "R", *columns[4:7]],
+            "rows": power_rows(power or {}),
+        },
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", "utf-8")
@@ -602,6 +717,21 @@ def _cell(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.3f}"
     return str(v)
+
+
+def _power_section(power: dict[str, Any] | None) -> list[str]:
+    if not power or not power["rows"]:
+        return []
+    return [
+        "## Power at one alternative",
+        "",
+        power["meaning"],
+        "",
+        "| " + " | ".join(power["columns"]) + " |",
+        "|" + "---|" * len(power["columns"]),
+        *["| " + " | ".join(_cell(v) for v in row) + " |" for row in power["rows"]],
+        "",
+    ]
 
 
 def render(result: dict[str, Any]) -> str:
@@ -632,6 +762,11 @@ def render(result: dict[str, Any]) -> str:
             "",
             result["notes"],
             "",
+            "## The peers",
+            "",
+            *[f"- **{k}:** {v}" for k, v in result.get("peers", {}).items()],
+            "",
+            *_power_section(result.get("power")),
             f"Produced by `{result['command']}` on {result['date']} ({result['machine']}).",
             "",
         ]
@@ -652,7 +787,8 @@ def main() -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     raw = run_audit(args.quick, args.only)
     command = "python benchmarks/size_audit.py" + (" --quick" if args.quick else "")
-    result = write_results(raw, args.quick, command)
+    power = run_power(args.only)
+    result = write_results(raw, args.quick, command, power)
     PAGE.write_text(render(result), "utf-8")
     import _harness
 
