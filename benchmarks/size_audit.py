@@ -189,8 +189,15 @@ def _posterior(name: str, kind: str) -> Null:
             return out
         if name in ("sbc", "tarp", "hpd_coverage"):
             model, theta, x = _exact_pairs(kind, n, rng)
-            res = getattr(mc, name)(model.exact_flow(), theta, x, n_posterior_samples=50, seed=seed)
-            return {"ours": res.pvalue}
+            flow = model.exact_flow()
+            res = getattr(mc, name)(flow, theta, x, n_posterior_samples=50, seed=seed)
+            out = {"ours": res.pvalue}
+            if name == "sbc":
+                ranks = mc.sbc_ranks(flow, theta, x, n_posterior_samples=50, seed=seed + 1)
+                out |= _sbi_check_sbc(ranks, 50)
+            if name == "tarp":
+                out |= _sbi_check_tarp(flow.sample(x, 50, seed=seed + 1), theta, seed)
+            return out
         if name == "hpd_coverage_test":
             # log q of S exact draws and of the truth: exchangeable under H0
             log_q = (
@@ -201,8 +208,9 @@ def _posterior(name: str, kind: str) -> Null:
             return {"ours": mc.hpd_coverage_test(log_q[:, 1:], log_q[:, 0], seed=seed).pvalue}
         if name == "misspecification_test":
             draw = SAMPLERS["gaussian" if kind == "exact flow" else "student-t(3)"]
-            res = mc.misspecification_test(draw(rng, 1), draw(rng, 200), n_resamples=199, seed=seed)
-            return {"ours": res.pvalue}
+            x_obs, x_sim = draw(rng, 1), draw(rng, 200)
+            res = mc.misspecification_test(x_obs, x_sim, n_resamples=199, seed=seed)
+            return {"ours": res.pvalue} | _sbi_misspecification_mmd(x_obs, x_sim, seed)
         if name in ("compare_posteriors", "rank_posteriors"):
             # one estimator against itself under the energy rule: E[d] = 0, d is draw noise
             model, theta, x = _exact_pairs(kind, n, rng)
@@ -236,6 +244,160 @@ def _sbi_check_sbc(ranks: np.ndarray, s: int) -> dict[str, float]:
         "sbi 0.27 check_sbc (any)": float(p.min()),
         "sbi 0.27 check_sbc (Bonferroni)": float(min(1.0, p.min() * p.size)),
     }
+
+
+def _sbi_check_tarp(draws: np.ndarray, theta: np.ndarray, seed: int) -> dict[str, float]:
+    """sbi's ``check_tarp`` KS p-value (ECP values against the levels, as two samples), from
+    ``run_tarp``'s own computation (``_run_tarp``: min-max z-scoring, N // 10 bins, references
+    uniform over the box of θ) on the same θ, x and posterior draws."""
+    try:
+        import torch
+        from sbi.diagnostics.tarp import _run_tarp, check_tarp, get_tarp_references
+    except ImportError:
+        return {}
+    torch.manual_seed(seed)
+    thetas = torch.as_tensor(theta, dtype=torch.float32)
+    samples = torch.as_tensor(draws, dtype=torch.float32).transpose(0, 1)  # (S, N, m)
+    ecp, alpha = _run_tarp(samples, thetas, get_tarp_references(thetas), z_score_theta=True)
+    return {"sbi 0.27 check_tarp": float(check_tarp(ecp, alpha)[1])}
+
+
+def _sbi_misspecification_mmd(x_obs: np.ndarray, x: np.ndarray, seed: int) -> dict[str, float]:
+    """sbi's ``calc_misspecification_mmd`` in data space at its defaults (biased MMD, 1000
+    shuffles) on the same observation and simulations."""
+    try:
+        import torch
+        from sbi.diagnostics.misspecification import calc_misspecification_mmd
+    except ImportError:
+        return {}
+    torch.manual_seed(seed)
+    p, _ = calc_misspecification_mmd(
+        torch.as_tensor(x_obs, dtype=torch.float32), torch.as_tensor(x, dtype=torch.float32)
+    )
+    return {"sbi 0.27 calc_misspecification_mmd": float(p)}
+
+
+_LC2ST_B = 39  # null classifiers per replicate, ours and sbi's (defaults: 100), to fit the host
+
+
+def _lc2st(seed: int, scale_factor: float = 1.0) -> dict[str, float]:
+    """``lc2st_nf`` at x₀ = 0 on N = 200 pairs of the conjugate model with its exact flow (MLP
+    classifier, B null classifiers), and sbi's ``LC2ST_NF`` on the same pairs, flow and B;
+    ``scale_factor`` widens the flow (an alternative)."""
+    import modelcompare as mc
+
+    rng = np.random.default_rng(seed)
+    model, theta, x = _exact_pairs("exact flow", 200, rng)
+    flow, x0 = model.exact_flow(scale_factor=scale_factor), np.zeros((1, 2))
+    res = mc.lc2st_nf(flow, theta, x, x0, n_resamples=_LC2ST_B, n_eval=200, seed=seed)
+    return {"ours": res.pvalue} | _sbi_lc2st_nf(flow, theta, x, x0, seed)
+
+
+def _sbi_lc2st_nf(flow: Any, theta: Any, x: Any, x0: Any, seed: int) -> dict[str, float]:
+    """sbi's ``LC2ST_NF`` (its default MLP classifier) given the exact flow's inverse map."""
+    try:
+        import torch
+        from sbi.diagnostics.lc2st import LC2ST_NF
+    except ImportError:
+        return {}
+    torch.manual_seed(seed)
+    chol = torch.as_tensor(flow.scale, dtype=torch.float32)
+
+    def inverse(th: Any, xs: Any) -> Any:
+        mean = torch.as_tensor(flow.mean(xs.numpy()), dtype=torch.float32)
+        return torch.linalg.solve_triangular(chol, (th - mean).T, upper=False).T
+
+    f32 = lambda a: torch.as_tensor(np.asarray(a), dtype=torch.float32)
+    test = LC2ST_NF(
+        prior_samples=f32(theta),
+        xs=f32(x),
+        posterior_samples=f32(flow.sample(x, 1, seed=seed + 1)[:, 0]),
+        flow_inverse_transform=inverse,
+        flow_base_dist=torch.distributions.MultivariateNormal(torch.zeros(2), torch.eye(2)),
+        num_eval=200,
+        num_trials_null=_LC2ST_B,
+        seed=seed,
+    )
+    test.train_under_null_hypothesis(verbosity=0)
+    test.train_on_observed_data(verbosity=0)
+    return {"sbi 0.27 LC2ST_NF": float(test.p_value(f32(x0)))}
+
+
+# ----------------------------------------------------------------------------------------------
+# power at one matched alternative, ours beside the peer, so that "valid but powerless" shows
+
+POWER_R = 160
+POWER_RAW = ROOT / "benchmarks" / "results" / "raw" / "size_audit_power.json"
+
+
+def _wide_posterior(name: str) -> Null:
+    """The conjugate Gaussian model, n = 300, with its exact posterior made 1.3× too wide."""
+
+    def run(seed: int) -> dict[str, float]:
+        import modelcompare as mc
+
+        rng = np.random.default_rng(seed)
+        model, theta, x = _exact_pairs("exact flow", 300, rng)
+        flow = model.exact_flow(scale_factor=1.3)
+        out = {"ours": getattr(mc, name)(flow, theta, x, n_posterior_samples=50, seed=seed).pvalue}
+        if name == "sbc":
+            ranks = mc.sbc_ranks(flow, theta, x, n_posterior_samples=50, seed=seed + 1)
+            return out | _sbi_check_sbc(ranks, 50)
+        return out | _sbi_check_tarp(flow.sample(x, 50, seed=seed + 1), theta, seed)
+
+    return run
+
+
+def _shifted_observation(seed: int) -> dict[str, float]:
+    """One Gaussian observation shifted by 3 (per coordinate) from 200 Gaussian simulations."""
+    import modelcompare as mc
+
+    rng = np.random.default_rng(seed)
+    x_obs, x_sim = _gauss(rng, 1, shift=3.0), _gauss(rng, 200)
+    res = mc.misspecification_test(x_obs, x_sim, n_resamples=199, seed=seed)
+    return {"ours": res.pvalue} | _sbi_misspecification_mmd(x_obs, x_sim, seed)
+
+
+POWER: dict[str, tuple[str, Null]] = {
+    "sbc": ("posterior 1.3× too wide, n = 300", _wide_posterior("sbc")),
+    "tarp": ("posterior 1.3× too wide, n = 300", _wide_posterior("tarp")),
+    "misspecification_test": ("x_obs shifted by 3 sd per coordinate", _shifted_observation),
+    "lc2st_nf": ("posterior 1.3× too wide, N = 200, B = 39", lambda seed: _lc2st(seed, 1.3)),
+}
+POWER_R_LC2ST = 36  # its replicates take about 10 s
+
+
+def run_power(only: list[str] | None = None) -> dict[str, Any]:
+    """Rejection rates at each level under the matched alternative (resumed like the audit)."""
+    raw = json.loads(POWER_RAW.read_text("utf-8")) if POWER_RAW.exists() else {}
+    for name, (alternative, alt) in POWER.items():
+        key = f"{name}|{alternative}"
+        reps = POWER_R_LC2ST if name == "lc2st_nf" else POWER_R
+        if (only and name not in only) or (key in raw and len(raw[key]["ours"]) >= reps):
+            continue
+        columns: dict[str, list[float]] = {}
+        for seed in range(reps):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for col, p in alt(seed).items():
+                    columns.setdefault(col, []).append(round(float(p), 6))
+        raw[key] = columns
+        print(f"power {key}: {reps} replicates", flush=True)
+        POWER_RAW.write_text(json.dumps(raw), "utf-8")
+    return raw
+
+
+def power_rows(raw: dict[str, Any]) -> list[list[Any]]:
+    """(test, alternative, method, R, rejection rate at each level)."""
+    rows = []
+    for key, cols in sorted(raw.items()):
+        name, alternative = key.split("|", 1)
+        for col in sorted(cols, key=lambda c: (c != "ours", c)):
+            ps = np.asarray(cols[col])
+            rates = [round(float(np.mean(ps <= a)), 4) for a in LEVELS]
+            method = "modelcompare" if col == "ours" else col
+            rows.append([name, alternative, method, ps.size, *rates])
+    return rows
 
 
 def _cv(name: str, kind: str) -> Null:
@@ -410,8 +572,15 @@ def entries() -> dict[str, Entry]:
             quick=240,
         ),
         "lc2st_nf": Entry(
-            reason="its null classifiers take minutes per replicate; audited in "
-            "benchmarks/lc2st_speed.py and tests/posterior at its defaults, not here yet"
+            {f"exact flow, N = 200, B = {_LC2ST_B}": _lc2st}, replicates=200, quick=36
+        ),
+        "validate_posterior": Entry(
+            reason="its default report ('any check rejects at α') runs L-C2ST-NF and the local "
+            "tests with B planned up to 1599 at five evaluation points, minutes per replicate on "
+            "this host; it has no rows yet. Its checks are audited in their own rows, and it "
+            "adjusts them by Holm, which keeps the family-wise rate at or below α for valid "
+            "p-values under any dependence (the misspecification check, run with x_obs, is a "
+            "family of its own)"
         ),
         "calibration_findings": Entry(
             reason="reads the report's tests; it has no p-value of its own to audit"
@@ -504,7 +673,57 @@ REASONS = {
 }
 
 
-def write_results(raw: dict[str, Any], quick: bool, command: str) -> dict[str, Any]:
+PEERS = {
+    # what each peer column is and how to read it, shown under the table
+    "sbi 0.27 check_sbc": (
+        "sbi 0.27.0's `check_sbc` KS p-values, one per parameter (its "
+        "`check_uniformity_frequentist`: a continuous one-sample KS test of the discrete ranks), "
+        "computed from the same ranks as ours. '(any)' rejects when any parameter's p-value is "
+        "at most α, as its output is usually read; '(Bonferroni)' when the smallest is at most "
+        "α / m. Its C2ST part reports no p-value and is left out."
+    ),
+    "sbi 0.27 check_tarp": (
+        "sbi 0.27.0's `check_tarp` KS p-value, from `run_tarp`'s own computation (min-max "
+        "z-scoring, N // 10 bins, references uniform over the box of θ) on the same θ, x and "
+        "posterior draws. It compares the ECP curve with the level grid as two samples, so its "
+        "p-value is near 1 for any roughly diagonal curve: read it with the power table."
+    ),
+    "sbi 0.27 calc_misspecification_mmd": (
+        "sbi 0.27.0's `calc_misspecification_mmd` in data space at its defaults (biased MMD, "
+        "1000 shuffles), on the same observation and simulations."
+    ),
+    "sbi 0.27 LC2ST_NF": (
+        "sbi 0.27.0's `LC2ST_NF` (its default MLP classifier) at x₀ = 0, given the exact flow's "
+        "inverse map and Gaussian base, on the same pairs, with the same number of null "
+        "classifiers B and evaluation draws as ours. Both run with B = 39 instead of their "
+        "default 100 to fit the host, so p-values are coarse (steps of 1/40; ours cannot go "
+        "below 0.025, so its rate at 0.01 is 0 by construction); sbi's "
+        "p-value is the share of null statistics above the observed one and can be 0, ours "
+        "adds one to both counts."
+    ),
+    "not audited": (
+        "sbi 0.27.0's plain `LC2ST` (beside `lc2st_nf` and the local checks) trains as many "
+        "classifiers again per replicate; it has no rows yet."
+    ),
+}
+
+
+def _versions() -> dict[str, str]:
+    """The versions the peers ran with, recorded beside the rows."""
+    from importlib import metadata
+
+    out = {}
+    for dist in ("sbi", "torch", "scikit-learn", "scipy"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
+
+
+def write_results(
+    raw: dict[str, Any], quick: bool, command: str, power: dict[str, Any] | None = None
+) -> dict[str, Any]:
     t = table(raw)
     columns = [
         "test",
@@ -547,6 +766,19 @@ def write_results(raw: dict[str, Any], quick: bool, command: str) -> dict[str, A
             "0.05 is about ±1.5 points. Tests without a row state why. "
             + " ".join(f"**{k}:** {v}" for k, v in REASONS.items())
         ),
+        "peers": PEERS,
+        "versions": _versions(),
+        "power": {
+            "meaning": (
+                "The share of R replicates in which each test rejects at α under one matched "
+                "alternative, ours beside the peer on the same data. A peer that holds its level "
+                "above but rejects rarely here is valid but powerless. Compare rates only between "
+                "methods that hold their level in the table above: one that is over its level "
+                "there buys part of its power here with false alarms."
+            ),
+            "columns": ["test", "alternative", "method", "R", *columns[4:7]],
+            "rows": power_rows(power or {}),
+        },
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", "utf-8")
@@ -563,6 +795,21 @@ def _cell(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.3f}"
     return str(v)
+
+
+def _power_section(power: dict[str, Any] | None) -> list[str]:
+    if not power or not power["rows"]:
+        return []
+    return [
+        "## Power at one alternative",
+        "",
+        power["meaning"],
+        "",
+        "| " + " | ".join(power["columns"]) + " |",
+        "|" + "---|" * len(power["columns"]),
+        *["| " + " | ".join(_cell(v) for v in row) + " |" for row in power["rows"]],
+        "",
+    ]
 
 
 def render(result: dict[str, Any]) -> str:
@@ -593,6 +840,15 @@ def render(result: dict[str, Any]) -> str:
             "",
             result["notes"],
             "",
+            "## The peers",
+            "",
+            *[f"- **{k}:** {v}" for k, v in result.get("peers", {}).items()],
+            "",
+            "Versions: "
+            + ", ".join(f"{k} {v}" for k, v in result.get("versions", {}).items())
+            + ".",
+            "",
+            *_power_section(result.get("power")),
             f"Produced by `{result['command']}` on {result['date']} ({result['machine']}).",
             "",
         ]
@@ -613,7 +869,8 @@ def main() -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     raw = run_audit(args.quick, args.only)
     command = "python benchmarks/size_audit.py" + (" --quick" if args.quick else "")
-    result = write_results(raw, args.quick, command)
+    power = run_power(args.only)
+    result = write_results(raw, args.quick, command, power)
     PAGE.write_text(render(result), "utf-8")
     import _harness
 
