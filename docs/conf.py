@@ -126,5 +126,7 @@ html_sidebars = {
         "benchmarks",
         "glossary",
         "changelog",
+        "size_audit",
+        "api_conventions",
     )
 }
