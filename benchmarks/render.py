@@ -24,6 +24,10 @@ A results file holds one object with these keys (``RESULT_FIELDS``; others are k
     columns     [str]  the table's header ([] for a section of text only)
     rows        [[str | number]]
     notes       str    Markdown shown after the table
+
+and, optionally, ``versions`` ({library: version}, shown in the run line), ``peers`` ({name:
+Markdown}, a list under the notes) and ``power`` (an object with ``meaning``, ``columns`` and
+``rows``: a second table under its own heading).
 """
 
 from __future__ import annotations
@@ -207,6 +211,13 @@ def render_record(record: dict[str, Any]) -> str:
         parts.append(table(record["columns"], record["rows"]))
     if record["notes"].strip():
         parts.append(record["notes"].strip())
+    peers = record.get("peers")
+    if isinstance(peers, dict) and peers:
+        parts.append("\n".join(f"- **{name}:** {text}" for name, text in peers.items()))
+    power = record.get("power")
+    if isinstance(power, dict) and power.get("rows"):
+        parts += ["#### Power at one matched alternative", power["meaning"].strip()]
+        parts.append(table(power["columns"], power["rows"]))
     return "\n\n".join(parts)
 
 

@@ -79,7 +79,45 @@ def test_the_verdict_allows_for_multiplicity(audit: ModuleType) -> None:
     # 800 exactly-uniform p-values: a cell near its level is never flagged, a doubled one is
     import numpy as np
 
-    ok = {"t|s": {"ours": list(np.linspace(0, 1, 800))}}
-    bad = {"t|s": {"ours": list(np.linspace(0, 0.5, 800))}}
+    ok = {("t", "s"): {"ours": np.linspace(0, 1, 800)}}
+    bad = {("t", "s"): {"ours": np.linspace(0, 0.5, 800)}}
     assert audit.table(ok)["rows"][0][-1] == "within tolerance"
     assert audit.table(bad)["rows"][0][-1].startswith("over")
+
+
+def test_a_column_planned_per_level_is_read_at_its_own_level(audit: ModuleType) -> None:
+    # one decision per level and replicate (0 = rejects): 10 % of rejections at 0.01 only is
+    # ten times over that level, and the other levels read their own columns
+    import numpy as np
+
+    decisions = np.ones((800, 3))
+    decisions[:80, 0] = 0.0
+    decisions[:40, 1] = 0.0
+    decisions[:80, 2] = 0.0
+    row = audit.table({("t", "s"): {"ours": decisions}})["rows"][0]
+    assert row[4:7] == [0.1, 0.05, 0.1]
+    assert row[-1] == "over at 0.01"
+
+
+def test_every_peer_column_is_described(audit: ModuleType, results: dict) -> None:
+    method = results["columns"].index("method")
+    peers = {row[method] for row in results["rows"]} - {"modelcompare", "not run"}
+    peers |= {row[2] for row in results["power"]["rows"]} - {"modelcompare"}
+    described = results["peers"]
+    missing = [p for p in peers if not any(p.startswith(k) for k in described)]
+    assert missing == [], f"describe these peers in size_audit.PEERS: {missing}"
+
+
+def test_the_tasks_cover_every_cell_and_resume_by_key(audit: ModuleType) -> None:
+    # every scenario and alternative has its chunks, and a chunk's key does not depend on the
+    # size asked for, so a full run resumes the reduced run's tasks
+    from modelcompare.experiments import config_key
+
+    quick, full = audit._configs(True, None), audit._configs(False, None)
+    assert {config_key(c) for c in quick} <= {config_key(c) for c in full}
+    planned = {(c["test"], c["scenario"]) for c in full}
+    for name, entry in audit.entries().items():
+        assert {(name, s) for s in entry.scenarios} <= planned
+        assert entry.replicates % audit.CHUNK == 0
+        assert entry.quick % audit.CHUNK == 0
+    assert {f"power:{name}" for name in audit.power_entries()} <= {t for t, _ in planned}

@@ -148,7 +148,10 @@ class TestResult(Result):
 
     Subclasses declare ``statistic`` and ``pvalue`` (finite, in [0, 1]) as their first fields, and
     ``seed_used`` where anything is random. The result stores no level and no decision: the caller
-    decides, and the library-wide rule is *reject H0 iff p <= alpha*.
+    decides, and the library-wide rule is *reject H0 iff p <= alpha*. One family also decides
+    against a threshold built for a fixed level: there ``pvalue`` is None and a subclass's
+    ``decision`` refuses any other level (:class:`~modelcompare.categorical.ClosenessResult`'s
+    threshold modes).
     """
 
     __test__ = False  # not a pytest test class
