@@ -268,7 +268,7 @@ def _posterior(name: str, kind: str, scale_factor: float = 1.0) -> Null:
                 bool(mc.validate_posterior(flow, theta, x, alpha=a, seed=seed).failures())
                 for a in LEVELS
             ]
-            return {"ours": [0.0 if f else 1.0 for f in fails]}
+            return {"ours": _decisions(fails)}
         raise KeyError(name)
 
     return run
@@ -291,10 +291,10 @@ def _arviz_pit_bands(pit: np.ndarray) -> dict[str, Any]:
         return any(bool(np.any((e < lower) | (e > upper))) for e in ecdfs)
 
     return {
-        "arviz-stats 0.8 PIT-ECDF band (any)": [0.0 if outside(1 - a) else 1.0 for a in LEVELS],
-        "arviz-stats 0.8 PIT-ECDF band (Bonferroni)": [
-            0.0 if outside(1 - a / m) else 1.0 for a in LEVELS
-        ],
+        "arviz-stats 0.8 PIT-ECDF band (any)": _decisions(outside(1 - a) for a in LEVELS),
+        "arviz-stats 0.8 PIT-ECDF band (Bonferroni)": _decisions(
+            outside(1 - a / m) for a in LEVELS
+        ),
     }
 
 
@@ -318,7 +318,7 @@ def _bayesflow_log_gamma(draws: np.ndarray, theta: np.ndarray) -> dict[str, Any]
     rejects = [
         bool(np.any(calibration_log_gamma(draws, theta, quantile=a)["values"] < 0)) for a in LEVELS
     ]
-    return {"BayesFlow 2.1 calibration_log_gamma (any)": [0.0 if r else 1.0 for r in rejects]}
+    return {"BayesFlow 2.1 calibration_log_gamma (any)": _decisions(rejects)}
 
 
 def _sbi_check_sbc(ranks: np.ndarray, s: int) -> dict[str, float]:
@@ -734,9 +734,17 @@ def cells(frame: Any) -> dict[tuple[str, str], dict[str, np.ndarray]]:
             values = [json.loads(v) for v in group[col] if isinstance(v, str)]
             if values:
                 cell[col] = np.asarray([x for chunk in values for x in chunk], dtype=float)
-        cell["seconds"] = np.asarray(float(group["runtime_s"].sum()))
         out[(str(test), str(scenario))] = cell
     return out
+
+
+def _decisions(rejects: Any) -> list[float]:
+    """Decisions made at each level, coded as p-values the table reads: 0 rejects, 1 does not."""
+    return [0.0 if r else 1.0 for r in rejects]
+
+
+def _ours_first(cols: dict[str, np.ndarray]) -> list[str]:
+    return sorted(cols, key=lambda c: (c != "ours", c))
 
 
 def _rejections(values: np.ndarray) -> list[int]:
@@ -762,7 +770,7 @@ def table(found: dict[tuple[str, str], dict[str, np.ndarray]]) -> dict[str, Any]
     bound = FAMILY / n_cells
     rows = []
     for (name, scenario), cols in sorted(found.items()):
-        for col in sorted((c for c in cols if c != "seconds"), key=lambda c: (c != "ours", c)):
+        for col in _ours_first(cols):
             values = np.asarray(cols[col], dtype=float)
             r, counts = len(values), _rejections(values)
             rates = [round(k / r, 4) for k in counts]
@@ -794,7 +802,7 @@ def power_rows(found: dict[tuple[str, str], dict[str, np.ndarray]]) -> list[list
     for (key, alternative), cols in sorted(found.items()):
         if not key.startswith("power:"):
             continue
-        for col in sorted((c for c in cols if c != "seconds"), key=lambda c: (c != "ours", c)):
+        for col in _ours_first(cols):
             values = np.asarray(cols[col], dtype=float)
             rates = [round(k / len(values), 4) for k in _rejections(values)]
             method = "modelcompare" if col == "ours" else col
